@@ -1,0 +1,58 @@
+//! Authenticated encryption: AES-GCM, ChaCha20-Poly1305 / XChaCha20-Poly1305 and MGM.
+
+pub mod chacha20poly1305;
+pub mod gcm;
+pub mod mgm;
+
+use crate::Result;
+
+/// An authentication tag of up to 16 bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Tag {
+    bytes: [u8; 16],
+    len: usize,
+}
+
+impl Tag {
+    /// Builds a tag from its bytes; `None` if longer than 16 bytes.
+    pub fn from_slice(t: &[u8]) -> Option<Tag> {
+        if t.len() > 16 {
+            return None;
+        }
+        let mut bytes = [0u8; 16];
+        bytes[..t.len()].copy_from_slice(t);
+        Some(Tag { bytes, len: t.len() })
+    }
+}
+
+impl AsRef<[u8]> for Tag {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+impl core::fmt::Debug for Tag {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Tag(")?;
+        for b in self.as_ref() {
+            write!(f, "{b:02x}")?;
+        }
+        write!(f, ")")
+    }
+}
+
+/// A keyed AEAD with a fixed tag length (chosen at construction where the algorithm allows).
+pub trait Aead: Send + Sync {
+    /// Tag length in bytes that `seal` produces and `open` expects.
+    fn tag_len(&self) -> usize;
+
+    /// Nonce lengths in bytes this AEAD accepts, as text for error messages and `shifr list`.
+    fn nonce_len_desc(&self) -> &'static str;
+
+    /// Encrypts `data` in place and returns the tag over `aad` and the ciphertext.
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag>;
+
+    /// Verifies `tag` over `aad` and the ciphertext `data`, then decrypts in place.
+    /// On any failure `data` is left as it was (no unauthenticated plaintext is released).
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()>;
+}

@@ -1,0 +1,154 @@
+//! CPU feature detection and backend selection: the one place where shifr decides which
+//! implementation runs.
+//!
+//! Each algorithm asks [`select`] at key setup for the best backend it has; the environment variable
+//! `SHIFR_BACKEND` (e.g. `SHIFR_BACKEND=portable`) forces one for tests and benchmarks, and
+//! [`Backend`] can also be passed explicitly to an algorithm's `with_backend` constructor.
+
+use std::sync::OnceLock;
+
+/// An implementation strategy. Not every algorithm has every backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// Plain Rust, no CPU-specific instructions; the oracle every other backend is tested against.
+    Portable,
+    /// x86-64 AES-NI (+ PCLMULQDQ for GHASH).
+    AesNi,
+}
+
+impl Backend {
+    /// Every backend shifr knows, in preference order from slowest to fastest.
+    pub const ALL: &'static [Backend] = &[Backend::Portable, Backend::AesNi];
+
+    /// The name used on the command line and in `SHIFR_BACKEND`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Portable => "portable",
+            Backend::AesNi => "aesni",
+        }
+    }
+
+    /// Parses a backend name (case-insensitive).
+    pub fn from_name(name: &str) -> Option<Backend> {
+        Backend::ALL
+            .iter()
+            .copied()
+            .find(|b| b.name().eq_ignore_ascii_case(name))
+    }
+
+    /// Whether this CPU can run the backend at all.
+    pub fn is_supported(self) -> bool {
+        match self {
+            Backend::Portable => true,
+            Backend::AesNi => features().aesni && features().pclmulqdq,
+        }
+    }
+}
+
+/// The CPU features shifr cares about.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Features {
+    pub aesni: bool,
+    pub pclmulqdq: bool,
+    pub ssse3: bool,
+    pub avx2: bool,
+    pub avx512f: bool,
+    pub avx512bw: bool,
+    pub avx512vl: bool,
+    pub avx512vbmi: bool,
+    pub gfni: bool,
+    pub vaes: bool,
+    pub vpclmulqdq: bool,
+}
+
+/// Detected once per process.
+pub fn features() -> Features {
+    static DETECTED: OnceLock<Features> = OnceLock::new();
+    *DETECTED.get_or_init(detect)
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+fn detect() -> Features {
+    Features {
+        aesni: std::arch::is_x86_feature_detected!("aes"),
+        pclmulqdq: std::arch::is_x86_feature_detected!("pclmulqdq"),
+        ssse3: std::arch::is_x86_feature_detected!("ssse3"),
+        avx2: std::arch::is_x86_feature_detected!("avx2"),
+        avx512f: std::arch::is_x86_feature_detected!("avx512f"),
+        avx512bw: std::arch::is_x86_feature_detected!("avx512bw"),
+        avx512vl: std::arch::is_x86_feature_detected!("avx512vl"),
+        avx512vbmi: std::arch::is_x86_feature_detected!("avx512vbmi"),
+        gfni: std::arch::is_x86_feature_detected!("gfni"),
+        vaes: std::arch::is_x86_feature_detected!("vaes"),
+        vpclmulqdq: std::arch::is_x86_feature_detected!("vpclmulqdq"),
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "x86")))]
+fn detect() -> Features {
+    Features::default()
+}
+
+/// The backend forced by `SHIFR_BACKEND`, if any (`auto` or unset means none).
+/// An unknown name is ignored rather than fatal; `shifr` reports it on startup.
+pub fn forced() -> Option<Backend> {
+    static FORCED: OnceLock<Option<Backend>> = OnceLock::new();
+    *FORCED.get_or_init(|| {
+        std::env::var("SHIFR_BACKEND")
+            .ok()
+            .and_then(|v| Backend::from_name(v.trim()))
+    })
+}
+
+/// Picks the backend for an algorithm that implements `offered` (in any order).
+///
+/// A forced backend (`SHIFR_BACKEND`) wins if the algorithm offers it and the CPU supports it;
+/// otherwise the algorithm falls back to its best supported backend, so that forcing `aesni` never
+/// breaks, say, Magma. Portable is always acceptable.
+pub fn select(offered: &[Backend]) -> Backend {
+    if let Some(b) = forced() {
+        if b == Backend::Portable || (offered.contains(&b) && b.is_supported()) {
+            return b;
+        }
+    }
+    best(offered)
+}
+
+/// The fastest supported backend among `offered` (Portable if none).
+pub fn best(offered: &[Backend]) -> Backend {
+    Backend::ALL
+        .iter()
+        .rev()
+        .copied()
+        .find(|b| offered.contains(b) && b.is_supported())
+        .unwrap_or(Backend::Portable)
+}
+
+/// Checks that `b` can be used for an algorithm offering `offered`.
+pub fn require(b: Backend, offered: &[Backend]) -> crate::Result<Backend> {
+    if b == Backend::Portable || (offered.contains(&b) && b.is_supported()) {
+        Ok(b)
+    } else {
+        Err(crate::Error::BackendUnavailable(b.name()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for &b in Backend::ALL {
+            assert_eq!(Backend::from_name(b.name()), Some(b));
+        }
+        assert_eq!(Backend::from_name("nonsense"), None);
+    }
+
+    #[test]
+    fn portable_is_always_available() {
+        assert!(Backend::Portable.is_supported());
+        assert_eq!(best(&[]), Backend::Portable);
+        assert_eq!(require(Backend::Portable, &[]), Ok(Backend::Portable));
+    }
+}

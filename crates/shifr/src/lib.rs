@@ -1,0 +1,23 @@
+//! shifr: batch-first symmetric encryption.
+//!
+//! Every primitive works on many blocks (or many independent streams) per call, so that SIMD and GPU
+//! backends can be plugged in behind the same calls. The library does no I/O.
+//!
+//! Layout: [`block`] holds block ciphers, [`stream`] stream ciphers, [`mac`] message authentication
+//! codes, [`mode`] the modes of operation (including multi-stream feedback modes), [`aead`] the
+//! authenticated ciphers, [`catalog`] the OpenSSL-style algorithm names used by the tools, and [`cpu`]
+//! the one place where backends are chosen.
+
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+pub mod aead;
+pub mod block;
+pub mod catalog;
+pub mod cpu;
+pub mod error;
+pub mod mac;
+pub mod mode;
+pub mod stream;
+pub mod util;
+
+pub use error::{Error, Result};

@@ -1,0 +1,7 @@
+//! Message authentication codes: Poly1305, GHASH (for GCM), OMAC/CMAC (the GOST R 34.13 MAC) and
+//! OMAC-ACPKM.
+
+pub mod ghash;
+pub mod omac;
+pub mod omac_acpkm;
+pub mod poly1305;
