@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The one test command (README "Test"; .ci/run calls it): installs what the tests need when it is missing,
+# then runs formatting and lint checks, every test of the workspace, and the known-answer vectors through
+# the `shifr kat` runner once with the best backends and once forced to the portable backend.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+vectors="${SHIFR_VECTORS:-../shared/vectors}"
+
+install_missing() {
+  # System packages the differential tests use: OpenSSL's command-line tool and its GOST engine.
+  local missing=()
+  for pkg in openssl libengine-gost-openssl; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "test.sh: installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
+  if command -v apt-get >/dev/null 2>&1; then
+    $sudo apt-get update -qq || true
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" ||
+      echo "test.sh: could not install ${missing[*]}; the OpenSSL differential tests will skip with a reason"
+  else
+    echo "test.sh: no apt-get; the OpenSSL differential tests will skip with a reason"
+  fi
+}
+
+install_missing
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo "== cargo test"
+cargo test --workspace
+echo "== shifr kat (release build, best backends, then portable)"
+cargo build --release --quiet -p shifr-cli
+if [ -d "$vectors" ]; then
+  target/release/shifr kat "$vectors"/gost.txt "$vectors"/std.txt
+  SHIFR_BACKEND=portable target/release/shifr kat "$vectors"/gost.txt "$vectors"/std.txt
+else
+  echo "test.sh: no vector directory at $vectors (set SHIFR_VECTORS); KAT step not run" >&2
+  exit 1
+fi
