@@ -180,7 +180,8 @@ macro_rules! differential {
                 for s in 1..=N {
                     for m in [N, N + 1, N + s, 2 * N, 3 * N + 1] {
                         let len = 7 * N + 3;
-                        let (key, iv, pt) = (random_bytes($key), random_bytes(m), random_bytes(len));
+                        let (key, iv, pt) =
+                            (random_bytes($key), random_bytes(m), random_bytes(len));
                         let c = shifr_cipher(&key);
                         let mut d = pt.clone();
                         cfb::encrypt(&c, &iv, s, &mut d).unwrap();
@@ -227,7 +228,8 @@ macro_rules! differential {
             #[test]
             fn ctr_matches_and_any_split_is_identical() {
                 for len in lengths(N) {
-                    let (key, mut iv, pt) = (random_bytes($key), random_bytes(N), random_bytes(len));
+                    let (key, mut iv, pt) =
+                        (random_bytes($key), random_bytes(N), random_bytes(len));
                     // Start near the top so that the full-width carry and the wrap mod 2^n happen.
                     for b in &mut iv[1..] {
                         *b = 0xff;
@@ -298,9 +300,30 @@ macro_rules! differential {
     };
 }
 
-differential!(aes128, support::Aes128, aes::Aes128, 16, 16, ::ctr::Ctr128BE<aes::Aes128>);
-differential!(aes256, support::Aes256, aes::Aes256, 16, 32, ::ctr::Ctr128BE<aes::Aes256>);
-differential!(magma, support::Magma, ::magma::Magma, 8, 32, ::ctr::Ctr64BE<::magma::Magma>);
+differential!(
+    aes128,
+    support::Aes128,
+    aes::Aes128,
+    16,
+    16,
+    ::ctr::Ctr128BE<aes::Aes128>
+);
+differential!(
+    aes256,
+    support::Aes256,
+    aes::Aes256,
+    16,
+    32,
+    ::ctr::Ctr128BE<aes::Aes256>
+);
+differential!(
+    magma,
+    support::Magma,
+    ::magma::Magma,
+    8,
+    32,
+    ::ctr::Ctr64BE<::magma::Magma>
+);
 differential!(
     kuznyechik,
     support::Kuznyechik,

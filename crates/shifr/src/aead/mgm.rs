@@ -38,7 +38,9 @@ pub struct Mgm<C: BlockCipher> {
 
 /// Reads an `n`-byte big-endian block into the low bits of a `u128`.
 fn load(block: &[u8]) -> u128 {
-    block.iter().fold(0u128, |acc, &b| (acc << 8) | u128::from(b))
+    block
+        .iter()
+        .fold(0u128, |acc, &b| (acc << 8) | u128::from(b))
 }
 
 /// Writes the low `out.len()` bytes of `x` big-endian.
@@ -76,7 +78,9 @@ impl<C: BlockCipher> Mgm<C> {
     pub fn new(cipher: C, tag_len: usize) -> Result<Self> {
         let n = cipher.block_size();
         if n != 8 && n != 16 {
-            return Err(Error::InvalidParameter("MGM needs a 64- or 128-bit block cipher"));
+            return Err(Error::InvalidParameter(
+                "MGM needs a 64- or 128-bit block cipher",
+            ));
         }
         if !(MIN_TAG_LEN..=n).contains(&tag_len) {
             return Err(Error::InvalidTagLength {
@@ -105,7 +109,11 @@ impl<C: BlockCipher> Mgm<C> {
     /// Adds one to the left (most significant) half of a counter block, mod `2^(n/2)`.
     fn incr_l(&self, x: u128) -> u128 {
         let half = 4 * self.n as u32;
-        let block_mask = if self.n == 16 { u128::MAX } else { (1u128 << 64) - 1 };
+        let block_mask = if self.n == 16 {
+            u128::MAX
+        } else {
+            (1u128 << 64) - 1
+        };
         x.wrapping_add(1u128 << half) & block_mask
     }
 
@@ -129,7 +137,9 @@ impl<C: BlockCipher> Mgm<C> {
         let a_bits = aad_len as u128 * 8;
         let p_bits = data_len as u128 * 8;
         if a_bits + p_bits >= limit {
-            return Err(Error::LengthLimit("MGM: |A| + |P| must be below 2^(n/2) bits"));
+            return Err(Error::LengthLimit(
+                "MGM: |A| + |P| must be below 2^(n/2) bits",
+            ));
         }
         if a_bits + p_bits == 0 {
             return Err(Error::InvalidParameter(
