@@ -89,7 +89,7 @@ pub fn gost_unpad2(data: &[u8], block: usize) -> Result<usize> {
         let nz = nonzero_mask(b);
         let marker = nz & !seen; // the last non-zero byte of the block
         bad |= marker & (b ^ 0x80);
-        pad_len |= (i + 1) & usize::from(marker).wrapping_neg();
+        pad_len |= (i + 1) & usize::from(marker & 1).wrapping_neg();
         seen |= nz;
     }
     bad |= !seen;
