@@ -131,7 +131,8 @@ pub fn cbc_decrypt<C: BlockCipher>(
 ) -> Result<()> {
     let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
     let (n, blocks, order, lanes, mut prev) = setup(ciphers, ivs, &lens, true)?;
-    let mut work = vec![0u8; order.len() * n];
+    // Holds plaintext after the XOR: wiped on drop.
+    let mut work = Zeroizing::new(vec![0u8; order.len() * n]);
     let mut saved = vec![0u8; order.len() * n];
     let mut live = order.len();
     for index in 0.. {
