@@ -80,6 +80,32 @@ fn matches_rustcrypto_on_random_keys_and_data() {
     }
 }
 
+/// Byte lengths 0, 1, block - 1, block, block + 1 and several KiB: whole blocks are processed, the
+/// rest is left as it was.
+#[test]
+fn edge_lengths_process_whole_blocks_only() {
+    let mut rng = rng();
+    for key_len in [16usize, 24, 32] {
+        let mut key = vec![0u8; key_len];
+        rng.fill_bytes(&mut key);
+        for len in [0usize, 1, 15, 16, 17, 4096 + 5] {
+            let mut pt = vec![0u8; len];
+            rng.fill_bytes(&mut pt);
+            let whole = len - len % 16;
+            let mut expect = pt.clone();
+            reference(&key, &mut expect[..whole], false);
+            for backend in backends() {
+                let aes = Aes::with_backend(&key, backend).unwrap();
+                let mut data = pt.clone();
+                aes.encrypt_blocks(&mut data);
+                assert_eq!(data, expect, "{backend:?} key {key_len} len {len}");
+                aes.decrypt_blocks(&mut data);
+                assert_eq!(data, pt, "{backend:?} key {key_len} len {len}");
+            }
+        }
+    }
+}
+
 #[test]
 fn decryption_matches_rustcrypto_on_random_ciphertext() {
     let mut rng = rng();

@@ -29,7 +29,7 @@ const SHAPES: &[(usize, usize)] = &[
 const TEXT_LENS: &[usize] = &[0, 1, 15, 16, 17, 127, 128, 129, 511, 512, 513, 4096 + 7];
 
 /// AAD lengths.
-const AAD_LENS: &[usize] = &[0, 1, 16, 17, 50];
+const AAD_LENS: &[usize] = &[0, 1, 15, 16, 17, 50, 1000 + 3];
 
 fn backends() -> Vec<Backend> {
     let mut v = vec![Backend::Portable];
@@ -207,4 +207,36 @@ fn portable_and_aesni_agree_on_random_inputs() {
         let tb = ni.seal(&iv, &aad, &mut b).unwrap();
         assert_eq!((a, ta), (b, tb));
     }
+}
+
+/// `SHIFR_BACKEND=portable` must make `AesGcm::new` run AES and GHASH on the portable backend.
+/// The variable is read once per process, so the check runs in a child process of this binary.
+#[test]
+fn environment_forces_portable_backend() {
+    const MARK: &str = "SHIFR_GCM_DIFF_CHILD";
+    if std::env::var(MARK).is_ok() {
+        assert_eq!(std::env::var("SHIFR_BACKEND").as_deref(), Ok("portable"));
+        let gcm = AesGcm::new(&[7u8; 32], 16).unwrap();
+        assert_eq!(gcm.backend(), Backend::Portable);
+        let g = shifr::mac::ghash::GHash::new(&[9u8; 16]);
+        assert_eq!(g.backend(), Backend::Portable);
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary path");
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "environment_forces_portable_backend",
+            "--nocapture",
+        ])
+        .env(MARK, "1")
+        .env("SHIFR_BACKEND", "portable")
+        .output()
+        .expect("run child test");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "child failed: {stdout}");
+    assert!(
+        stdout.contains("1 passed"),
+        "child did not run the test: {stdout}"
+    );
 }
