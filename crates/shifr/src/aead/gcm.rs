@@ -65,7 +65,10 @@ impl AesGcm {
     fn from_aes(aes: Aes, tag_len: usize) -> Result<AesGcm> {
         let mut h = [0u8; 16];
         aes.encrypt_blocks(&mut h);
-        let ghash = GHash::with_backend(&h, aes.backend())?;
+        // GHASH follows the cipher's backend; should the CPU lack an instruction the PCLMULQDQ path
+        // needs (SSSE3), the portable GHASH takes over rather than failing.
+        let ghash = GHash::with_backend(&h, aes.backend())
+            .or_else(|_| GHash::with_backend(&h, Backend::Portable))?;
         Ok(AesGcm {
             aes,
             ghash,
@@ -74,7 +77,7 @@ impl AesGcm {
         })
     }
 
-    /// The backend in use (AES and GHASH use the same one).
+    /// The backend of the block cipher; GHASH uses PCLMULQDQ along with AES-NI.
     pub fn backend(&self) -> Backend {
         self.aes.backend()
     }
