@@ -7,7 +7,10 @@
 //!   invocation counts that a general-purpose API cannot enforce.
 //! - Keystream blocks are generated in batches through [`BlockCipher::encrypt_blocks`].
 //! - `open` recomputes the tag and compares it in constant time before any decryption; on failure
-//!   the buffer is untouched.
+//!   the buffer is untouched. A tag of another length than the instance's is
+//!   [`Error::InvalidTagLength`], a wrong tag [`Error::AuthenticationFailed`].
+//! - Limits (SP 800-38D Section 5.2.1.1): plaintext at most 2^36 - 32 bytes, AAD and IV under 2^61
+//!   bytes ([`Error::LengthLimit`] / [`Error::InvalidNonceLength`]).
 //!
 //! Backends follow the block cipher: with [`Backend::AesNi`] the AES rounds use AES-NI and GHASH
 //! uses PCLMULQDQ; the portable backend is constant-time throughout (bitsliced AES, masked-multiply
@@ -204,6 +207,17 @@ impl Aead for AesGcm {
     }
 }
 
+/// Shows the parameters and backend, never key material.
+impl core::fmt::Debug for AesGcm {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AesGcm")
+            .field("key_bits", &(self.aes.key_len() * 8))
+            .field("tag_len", &self.tag_len)
+            .field("backend", &self.backend())
+            .finish()
+    }
+}
+
 impl Drop for AesGcm {
     fn drop(&mut self) {
         self.h.zeroize();
@@ -394,5 +408,7 @@ mod tests {
         ));
         assert!(gcm.pre_counter_block(&[]).is_err());
         assert_eq!(gcm.tag_len(), 16);
+        let shown = format!("{gcm:?}");
+        assert!(shown.contains("key_bits: 128") && shown.contains("tag_len: 16"));
     }
 }
