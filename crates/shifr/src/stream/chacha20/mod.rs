@@ -216,6 +216,11 @@ impl XChaCha20 {
     pub fn remaining_bytes(&self) -> u64 {
         self.inner.remaining_bytes()
     }
+
+    /// The key stream implementation in use: `"avx2"`, `"sse2"` or `"portable"`.
+    pub fn implementation(&self) -> &'static str {
+        self.inner.implementation()
+    }
 }
 
 /// Checks an XChaCha20 key and 24-byte nonce and returns the HChaCha20 subkey and the 12-byte
