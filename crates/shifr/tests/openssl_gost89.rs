@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 
 use cipher::{BlockDecrypt, BlockEncrypt};
 use rand::{Rng, RngCore};
+use shifr::block::magma::{Gost28147, SBox};
 use shifr::block::{BlockCipher, KeyInit};
 use shifr::mode::gost89::{self, Gost89Cfb, Gost89Cnt, KeyMeshing};
 
@@ -202,13 +203,18 @@ enum Mode {
 
 /// Checks one OpenSSL name against shifr on every length: one-shot, random streaming splits, and
 /// decryption of OpenSSL's ciphertext.
-fn check_against_openssl<C: KeyInit>(name: &str, mode: Mode, env: &[(&str, &str)]) {
+fn check_against_openssl<C: KeyInit>(
+    name: &str,
+    mode: Mode,
+    env: &[(&str, &str)],
+    make: impl Fn(&[u8]) -> C,
+) {
     let mut rng = rand::thread_rng();
     for &len in LENGTHS {
         let key = random_bytes(&mut rng, 32);
         let iv = random_bytes(&mut rng, 8);
         let pt = random_bytes(&mut rng, len);
-        let cipher = C::new_from_slice(&key).unwrap();
+        let cipher = make(&key);
         let theirs = openssl(name, &key, &iv, &pt, false, env);
         let what = format!(
             "{name} len {len} key {} iv {}",
@@ -265,10 +271,24 @@ fn check_against_openssl<C: KeyInit>(name: &str, mode: Mode, env: &[(&str, &str)
     }
 }
 
+fn ref_tc26_z(key: &[u8]) -> RefTc26Z {
+    RefTc26Z::new_from_slice(key).unwrap()
+}
+
+fn ref_cryptopro_a(key: &[u8]) -> RefCryptoProA {
+    RefCryptoProA::new_from_slice(key).unwrap()
+}
+
+/// shifr's own GOST 28147-89 (branch `gost`), run through the same comparisons as the reference.
+fn shifr_gost(key: &[u8], sbox: SBox) -> Gost28147 {
+    Gost28147::new(key, sbox).unwrap()
+}
+
 #[test]
 fn gost89_cfb_is_tc26_z_with_cryptopro_meshing() {
     if openssl_has_gost("gost89") {
-        check_against_openssl::<RefTc26Z>("gost89", Mode::Cfb, &[]);
+        check_against_openssl("gost89", Mode::Cfb, &[], ref_tc26_z);
+        check_against_openssl("gost89", Mode::Cfb, &[], |k| shifr_gost(k, SBox::Tc26Z));
     }
 }
 
@@ -276,24 +296,33 @@ fn gost89_cfb_is_tc26_z_with_cryptopro_meshing() {
 fn gost89_cfb_follows_crypt_params() {
     if openssl_has_gost("gost89 with CRYPT_PARAMS") {
         let env = [("CRYPT_PARAMS", "id-Gost28147-89-CryptoPro-A-ParamSet")];
-        check_against_openssl::<RefCryptoProA>("gost89", Mode::Cfb, &env);
+        check_against_openssl("gost89", Mode::Cfb, &env, ref_cryptopro_a);
+        check_against_openssl("gost89", Mode::Cfb, &env, |k| {
+            shifr_gost(k, SBox::CryptoProA)
+        });
     }
 }
 
 #[test]
 fn gost89_cnt_is_cryptopro_a_with_meshing() {
     if openssl_has_gost("gost89-cnt") {
-        check_against_openssl::<RefCryptoProA>("gost89-cnt", Mode::Cnt, &[]);
+        check_against_openssl("gost89-cnt", Mode::Cnt, &[], ref_cryptopro_a);
+        check_against_openssl("gost89-cnt", Mode::Cnt, &[], |k| {
+            shifr_gost(k, SBox::CryptoProA)
+        });
         // CRYPT_PARAMS does not reach gost89-cnt: it always uses CryptoPro A.
         let env = [("CRYPT_PARAMS", "id-tc26-gost-28147-param-Z")];
-        check_against_openssl::<RefCryptoProA>("gost89-cnt", Mode::Cnt, &env);
+        check_against_openssl("gost89-cnt", Mode::Cnt, &env, ref_cryptopro_a);
     }
 }
 
 #[test]
 fn gost89_cnt_12_is_tc26_z_with_meshing() {
     if openssl_has_gost("gost89-cnt-12") {
-        check_against_openssl::<RefTc26Z>("gost89-cnt-12", Mode::Cnt, &[]);
+        check_against_openssl("gost89-cnt-12", Mode::Cnt, &[], ref_tc26_z);
+        check_against_openssl("gost89-cnt-12", Mode::Cnt, &[], |k| {
+            shifr_gost(k, SBox::Tc26Z)
+        });
     }
 }
 
