@@ -174,7 +174,10 @@ mod tests {
         for chunk in STD_RECORDS.split("\n\n").filter(|c| c.contains(" = ")) {
             let name = chunk.trim().lines().next().unwrap().to_string();
             let mut fields = BTreeMap::new();
-            for line in chunk.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+            for line in chunk
+                .lines()
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            {
                 let (k, v) = line.split_once('=').unwrap();
                 match k.trim() {
                     "cipher" => assert_eq!(v.trim(), "chacha20-poly1305"),

@@ -217,14 +217,20 @@ pub fn poly1305(key: &[u8], msg: &[u8]) -> Result<[u8; 16]> {
 mod tests {
     use super::*;
 
+    /// name, key, message, tag
+    type MacRecord = (String, Vec<u8>, Vec<u8>, Vec<u8>);
+
     /// Every poly1305-mac-* record of /work/shared/vectors/std.txt (RFC 8439 section 2.5.2 and
     /// Appendix A.3), copied verbatim by script below; each record's key, pt and tag are checked.
-    fn records() -> Vec<(String, Vec<u8>, Vec<u8>, Vec<u8>)> {
+    fn records() -> Vec<MacRecord> {
         let mut out = Vec::new();
         for chunk in STD_RECORDS.split("\n\n").filter(|c| c.contains(" = ")) {
             let name = chunk.trim().lines().next().unwrap().to_string();
             let mut fields = std::collections::BTreeMap::new();
-            for line in chunk.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+            for line in chunk
+                .lines()
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            {
                 let (k, v) = line.split_once('=').unwrap();
                 fields.insert(k.trim(), v.trim());
             }
