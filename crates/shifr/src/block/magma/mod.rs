@@ -1,1 +1,376 @@
-//! (being written)
+//! Magma (GOST R 34.12-2015, RFC 8891) and GOST 28147-89 (RFC 5830), with a selectable S-box set.
+//!
+//! Both are the same 64-bit Feistel cipher with a 256-bit key; they differ only in byte conventions:
+//! - [`Magma`] follows GOST R 34.12-2015: the key is eight big-endian words K_1..K_8 and the block is
+//!   `a_1 || a_0` with big-endian halves, exactly as RFC 8891 and GOST R 34.13-2015 print them.
+//! - [`Gost28147`] follows GOST 28147-89 as OpenSSL's gost engine (`gost89*` ciphers) implements it:
+//!   the key is eight little-endian words, and the block's first four bytes are the little-endian
+//!   word N1 (= a_0, the half that enters the first round function), the last four N2 (= a_1); the
+//!   output is written back the same way. Equivalently, `Gost28147` with key `K` on block `B` equals
+//!   `Magma` (same S-boxes) with every 4-byte key word byte-reversed on the byte-reversed block,
+//!   reversed again. Differential tests against `openssl enc -engine gost -gost89-cbc` pin this down.
+//!
+//! Side channels: the portable backend evaluates the round function with four 256-entry tables
+//! (pairs of 4-bit S-boxes, the rotation by 11 folded in) indexed by key- and data-dependent bytes.
+//! These secret-indexed lookups are NOT constant-time: cache-timing attacks can observe them.
+//! Constant-time in-register (SIMD) backends are planned behind the same calls.
+
+mod sbox;
+mod soft;
+
+pub use sbox::SBox;
+
+use soft::{Core, Layout};
+
+use crate::block::{BlockCipher, KeyInit};
+use crate::{Error, Result};
+
+/// Block size in bytes.
+pub const BLOCK_SIZE: usize = 8;
+/// Key size in bytes.
+pub const KEY_SIZE: usize = 32;
+
+/// The transformation `t`: substitutes nibble `i` of `a` (from the least significant) with row `i`.
+pub fn transform_t(a: u32, sbox: &SBox) -> u32 {
+    let rows = sbox.rows();
+    let mut out = 0u32;
+    for (i, row) in rows.iter().enumerate() {
+        let nibble = (a >> (4 * i)) & 15;
+        out |= (row[nibble as usize] as u32) << (4 * i);
+    }
+    out
+}
+
+/// The transformation `g[k](a) = t(a + k mod 2^32) <<< 11`.
+pub fn transform_g(k: u32, a: u32, sbox: &SBox) -> u32 {
+    transform_t(a.wrapping_add(k), sbox).rotate_left(11)
+}
+
+/// The 32 round keys K_1..K_32 of GOST R 34.12-2015: K_1..K_8 are the key's big-endian words,
+/// K_9..K_24 repeat them, K_25..K_32 are K_8..K_1.
+pub fn round_keys(key: &[u8; 32]) -> [u32; 32] {
+    let mut words = [0u32; 8];
+    for (w, c) in words.iter_mut().zip(key.chunks_exact(4)) {
+        *w = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    schedule(&words)
+}
+
+/// Expands the eight key words into the encryption order of the 32 rounds.
+fn schedule(words: &[u32; 8]) -> [u32; 32] {
+    let mut keys = [0u32; 32];
+    for (i, k) in keys.iter_mut().enumerate() {
+        *k = if i < 24 { words[i % 8] } else { words[31 - i] };
+    }
+    keys
+}
+
+fn key_array(key: &[u8]) -> Result<&[u8; 32]> {
+    key.try_into().map_err(|_| Error::InvalidKeyLength {
+        expected: "32",
+        got: key.len(),
+    })
+}
+
+/// Magma, GOST R 34.12-2015 (RFC 8891): 64-bit block, 256-bit key, big-endian conventions.
+#[derive(Clone)]
+pub struct Magma {
+    core: Core,
+}
+
+impl Magma {
+    /// Magma with its standard S-boxes (id-tc26-gost-28147-param-Z). The key must be 32 bytes.
+    pub fn new(key: &[u8]) -> Result<Magma> {
+        Magma::with_sbox(key, SBox::Tc26Z)
+    }
+
+    /// The Magma conventions with another S-box set.
+    pub fn with_sbox(key: &[u8], sbox: SBox) -> Result<Magma> {
+        let key = key_array(key)?;
+        let mut keys = round_keys(key);
+        let core = Core::new(keys, sbox, Layout::BigEndian);
+        zeroize::Zeroize::zeroize(&mut keys);
+        Ok(Magma { core })
+    }
+
+    /// The S-box set in use.
+    pub fn sbox(&self) -> SBox {
+        self.core.sbox()
+    }
+
+    /// The states `(a_1 || a_0)` after each of the first 31 rounds, as RFC 8891 A.4 prints them.
+    pub fn trace_block(&self, block: &[u8; 8]) -> [[u8; 8]; 31] {
+        let tables = self.core.round_tables();
+        let keys = self.core.encrypt_keys();
+        let mut a1 = u32::from_be_bytes([block[0], block[1], block[2], block[3]]);
+        let mut a0 = u32::from_be_bytes([block[4], block[5], block[6], block[7]]);
+        let mut trace = [[0u8; 8]; 31];
+        for (state, &k) in trace.iter_mut().zip(keys) {
+            (a1, a0) = (a0, a1 ^ tables.g(a0.wrapping_add(k)));
+            state[..4].copy_from_slice(&a1.to_be_bytes());
+            state[4..].copy_from_slice(&a0.to_be_bytes());
+        }
+        trace
+    }
+}
+
+impl core::fmt::Debug for Magma {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Magma")
+            .field("sbox", &self.sbox())
+            .finish_non_exhaustive()
+    }
+}
+
+impl BlockCipher for Magma {
+    fn block_size(&self) -> usize {
+        BLOCK_SIZE
+    }
+    fn encrypt_blocks(&self, data: &mut [u8]) {
+        self.core.encrypt_blocks(data);
+    }
+    fn decrypt_blocks(&self, data: &mut [u8]) {
+        self.core.decrypt_blocks(data);
+    }
+}
+
+impl KeyInit for Magma {
+    const KEY_SIZES: &'static [usize] = &[KEY_SIZE];
+
+    fn new_from_slice(key: &[u8]) -> Result<Magma> {
+        Magma::new(key)
+    }
+
+    /// Keeps the S-box set.
+    fn rekey(&self, key: &[u8]) -> Result<Magma> {
+        Magma::with_sbox(key, self.sbox())
+    }
+}
+
+/// GOST 28147-89 in simple-substitution (ECB) form with the byte conventions of OpenSSL's gost engine
+/// (little-endian key words and block halves; see the module documentation).
+#[derive(Clone)]
+pub struct Gost28147 {
+    core: Core,
+}
+
+impl Gost28147 {
+    /// The cipher with the given S-box set. The key must be 32 bytes.
+    pub fn new(key: &[u8], sbox: SBox) -> Result<Gost28147> {
+        let key = key_array(key)?;
+        let mut words = [0u32; 8];
+        for (w, c) in words.iter_mut().zip(key.chunks_exact(4)) {
+            *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        let mut keys = schedule(&words);
+        let core = Core::new(keys, sbox, Layout::Gost89);
+        zeroize::Zeroize::zeroize(&mut words);
+        zeroize::Zeroize::zeroize(&mut keys);
+        Ok(Gost28147 { core })
+    }
+
+    /// The S-box set in use.
+    pub fn sbox(&self) -> SBox {
+        self.core.sbox()
+    }
+}
+
+impl core::fmt::Debug for Gost28147 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Gost28147")
+            .field("sbox", &self.sbox())
+            .finish_non_exhaustive()
+    }
+}
+
+impl BlockCipher for Gost28147 {
+    fn block_size(&self) -> usize {
+        BLOCK_SIZE
+    }
+    fn encrypt_blocks(&self, data: &mut [u8]) {
+        self.core.encrypt_blocks(data);
+    }
+    fn decrypt_blocks(&self, data: &mut [u8]) {
+        self.core.decrypt_blocks(data);
+    }
+}
+
+impl KeyInit for Gost28147 {
+    const KEY_SIZES: &'static [usize] = &[KEY_SIZE];
+
+    /// Uses id-Gost28147-89-CryptoPro-A-ParamSet, the default parameter set of OpenSSL's gost89 ciphers.
+    fn new_from_slice(key: &[u8]) -> Result<Gost28147> {
+        Gost28147::new(key, SBox::CryptoProA)
+    }
+
+    /// Keeps the S-box set.
+    fn rekey(&self, key: &[u8]) -> Result<Gost28147> {
+        Gost28147::new(key, self.sbox())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h32(s: &str) -> u32 {
+        u32::from_str_radix(s, 16).unwrap()
+    }
+
+    fn bytes<const N: usize>(s: &str) -> [u8; N] {
+        hex::decode(s).unwrap().try_into().unwrap()
+    }
+
+    // Records from /work/shared/vectors/gost.txt (RFC 8891 Appendix A; GOST R 34.13-2015 A.2.1).
+    const KEY: &str = "ffeeddccbbaa99887766554433221100f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+    #[test]
+    fn transform_t_matches_rfc8891_a1() {
+        let chain = ["fdb97531", "2a196f34", "ebd9f03a", "b039bb3d", "68695433"];
+        for w in chain.windows(2) {
+            assert_eq!(transform_t(h32(w[0]), &SBox::Tc26Z), h32(w[1]));
+        }
+    }
+
+    #[test]
+    fn transform_g_matches_rfc8891_a2() {
+        let cases = [
+            ("87654321", "fedcba98", "fdcbc20c"),
+            ("fdcbc20c", "87654321", "7e791a4b"),
+            ("7e791a4b", "fdcbc20c", "c76549ec"),
+            ("c76549ec", "7e791a4b", "9791c849"),
+        ];
+        for (k, a, out) in cases {
+            assert_eq!(transform_g(h32(k), h32(a), &SBox::Tc26Z), h32(out));
+        }
+    }
+
+    #[test]
+    fn combined_tables_agree_with_transform_g() {
+        for sbox in SBox::ALL {
+            let tables = soft::tables(*sbox);
+            let mut x = 0x0123_4567u32;
+            for _ in 0..10_000 {
+                x = x.wrapping_mul(0x9e37_79b9).wrapping_add(0x7f4a_7c15);
+                assert_eq!(tables.g(x), transform_g(0, x, sbox));
+            }
+        }
+    }
+
+    #[test]
+    fn round_keys_match_rfc8891_a3() {
+        let words = [
+            "ffeeddcc", "bbaa9988", "77665544", "33221100", "f0f1f2f3", "f4f5f6f7", "f8f9fafb",
+            "fcfdfeff",
+        ];
+        let keys = round_keys(&bytes(KEY));
+        for (i, k) in keys.iter().enumerate() {
+            let expected = if i < 24 { words[i % 8] } else { words[31 - i] };
+            assert_eq!(*k, h32(expected), "K_{}", i + 1);
+        }
+        // The reversed tail as the record prints it: k25 = fcfdfeff ... k32 = ffeeddcc.
+        assert_eq!(keys[24], h32("fcfdfeff"));
+        assert_eq!(keys[31], h32("ffeeddcc"));
+    }
+
+    #[test]
+    fn trace_and_block_match_rfc8891_a4_a5() {
+        let g = [
+            "7654321028da3b14",
+            "28da3b14b14337a5",
+            "b14337a5633a7c68",
+            "633a7c68ea89c02c",
+            "ea89c02c11fe726d",
+            "11fe726dad0310a4",
+            "ad0310a437d97f25",
+            "37d97f2546324615",
+            "46324615ce995f2a",
+            "ce995f2a93c1f449",
+            "93c1f4494811c7ad",
+            "4811c7adc4b3edca",
+            "c4b3edca44ca5ce1",
+            "44ca5ce1fef51b68",
+            "fef51b682098cd86",
+            "2098cd864f15b0bb",
+            "4f15b0bbe32805bc",
+            "e32805bce7116722",
+            "e711672289cadf21",
+            "89cadf21bac8444d",
+            "bac8444d11263a21",
+            "11263a21625434c3",
+            "625434c38025c0a5",
+            "8025c0a5b0d66514",
+            "b0d6651447b1d5f4",
+            "47b1d5f4c78e6d50",
+            "c78e6d5080251e99",
+            "80251e992b96eca6",
+            "2b96eca605ef4401",
+            "05ef4401239a4577",
+            "239a4577c2d8ca3d",
+        ];
+        let c = Magma::new(&bytes::<32>(KEY)).unwrap();
+        let pt: [u8; 8] = bytes("fedcba9876543210");
+        let trace = c.trace_block(&pt);
+        for (i, (got, want)) in trace.iter().zip(g).enumerate() {
+            assert_eq!(hex::encode(got), want, "g{:02}", i + 1);
+        }
+        let mut block = pt;
+        c.encrypt_blocks(&mut block);
+        assert_eq!(hex::encode(block), "4ee901e5c2d8ca3d");
+        c.decrypt_blocks(&mut block);
+        assert_eq!(block, pt);
+    }
+
+    #[test]
+    fn ecb_matches_gost_r_34_13_a21() {
+        let c = Magma::new(&bytes::<32>(KEY)).unwrap();
+        let pt = hex::decode("92def06b3c130a59db54c704f8189d204a98fb2e67a8024c8912409b17b57e41")
+            .unwrap();
+        let ct = "2b073f0494f372a0de70e715d3556e4811d8d9e9eacfbc1e7c68260996c67efb";
+        // Every length from 0 to 4 blocks plus a trailing partial block, to cover the interleaved
+        // path, the remainder path and the untouched tail.
+        for blocks in 0..=4 {
+            let mut data = pt[..8 * blocks].to_vec();
+            data.extend_from_slice(&[0xaa; 3]);
+            c.encrypt_blocks(&mut data);
+            assert_eq!(hex::encode(&data[..8 * blocks]), ct[..16 * blocks]);
+            assert_eq!(&data[8 * blocks..], &[0xaa; 3]);
+            c.decrypt_blocks(&mut data);
+            assert_eq!(&data[..8 * blocks], &pt[..8 * blocks]);
+        }
+    }
+
+    #[test]
+    fn gost28147_is_magma_with_reversed_words() {
+        // Consistency of the two layouts (the OpenSSL differential test checks the absolute order).
+        let key: [u8; 32] = bytes(KEY);
+        let mut swapped = key;
+        for w in swapped.chunks_exact_mut(4) {
+            w.reverse();
+        }
+        for sbox in SBox::ALL {
+            let g = Gost28147::new(&key, *sbox).unwrap();
+            let m = Magma::with_sbox(&swapped, *sbox).unwrap();
+            let mut a: [u8; 8] = bytes("0011223344556677");
+            let mut b = a;
+            b.reverse();
+            g.encrypt_blocks(&mut a);
+            m.encrypt_blocks(&mut b);
+            b.reverse();
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn wrong_key_lengths_are_rejected() {
+        for len in [0, 16, 31, 33, 64] {
+            let key = vec![0u8; len];
+            let err = Error::InvalidKeyLength {
+                expected: "32",
+                got: len,
+            };
+            assert_eq!(Magma::new(&key).unwrap_err(), err);
+            assert_eq!(Gost28147::new(&key, SBox::CryptoProA).unwrap_err(), err);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Portable Magma / GOST 28147-89 rounds built on combined 8-bit tables.
+//!
+//! The round function `g[k](a) = (t(a + k)) <<< 11` is evaluated with four 256-entry tables, one per
+//! byte of `a + k`: table `j` maps a byte to its two substituted nibbles (S-box rows `2j` and `2j+1`)
+//! placed at byte `j` and already rotated left by 11. The four lookups are indexed by secret data, so
+//! this backend is not constant-time (cache-timing); see the module documentation of `block::magma`.
+
+use std::sync::OnceLock;
+
+use zeroize::Zeroize;
+
+use super::sbox::SBox;
+
+/// The four combined lookup tables of one S-box set.
+pub(crate) struct RoundTables {
+    byte: [[u32; 256]; 4],
+}
+
+impl RoundTables {
+    fn build(rows: &[[u8; 16]; 8]) -> RoundTables {
+        let mut byte = [[0u32; 256]; 4];
+        for (j, table) in byte.iter_mut().enumerate() {
+            for (x, entry) in table.iter_mut().enumerate() {
+                let low = rows[2 * j][x & 15] as u32;
+                let high = rows[2 * j + 1][x >> 4] as u32;
+                *entry = ((high << 4 | low) << (8 * j)).rotate_left(11);
+            }
+        }
+        RoundTables { byte }
+    }
+
+    /// `t(x) <<< 11`.
+    #[inline(always)]
+    pub(crate) fn g(&self, x: u32) -> u32 {
+        self.byte[0][(x & 0xff) as usize]
+            ^ self.byte[1][((x >> 8) & 0xff) as usize]
+            ^ self.byte[2][((x >> 16) & 0xff) as usize]
+            ^ self.byte[3][(x >> 24) as usize]
+    }
+}
+
+/// The tables of `sbox`, built on first use and shared by every key.
+pub(crate) fn tables(sbox: SBox) -> &'static RoundTables {
+    static TC26_Z: OnceLock<RoundTables> = OnceLock::new();
+    static CRYPTOPRO_A: OnceLock<RoundTables> = OnceLock::new();
+    let cell = match sbox {
+        SBox::Tc26Z => &TC26_Z,
+        SBox::CryptoProA => &CRYPTOPRO_A,
+    };
+    cell.get_or_init(|| RoundTables::build(&sbox.rows()))
+}
+
+/// How the 8 block bytes map to the halves `(a_1, a_0)`; `a_0` enters the first round function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// GOST R 34.12-2015: block = a_1 || a_0, each half big-endian.
+    BigEndian,
+    /// GOST 28147-89 as OpenSSL's gost engine reads it: N1 = a_0 = little-endian bytes 0..4,
+    /// N2 = a_1 = little-endian bytes 4..8; the output is written the same way.
+    Gost89,
+}
+
+impl Layout {
+    #[inline(always)]
+    fn load(self, b: &[u8]) -> (u32, u32) {
+        let w0 = [b[0], b[1], b[2], b[3]];
+        let w1 = [b[4], b[5], b[6], b[7]];
+        match self {
+            Layout::BigEndian => (u32::from_be_bytes(w0), u32::from_be_bytes(w1)),
+            Layout::Gost89 => (u32::from_le_bytes(w1), u32::from_le_bytes(w0)),
+        }
+    }
+
+    #[inline(always)]
+    fn store(self, (a1, a0): (u32, u32), b: &mut [u8]) {
+        match self {
+            Layout::BigEndian => {
+                b[..4].copy_from_slice(&a1.to_be_bytes());
+                b[4..8].copy_from_slice(&a0.to_be_bytes());
+            }
+            Layout::Gost89 => {
+                b[..4].copy_from_slice(&a0.to_le_bytes());
+                b[4..8].copy_from_slice(&a1.to_le_bytes());
+            }
+        }
+    }
+}
+
+/// Blocks processed together so that their independent table lookups overlap.
+const INTERLEAVE: usize = 4;
+
+/// A keyed Magma / GOST 28147-89 instance: the 32 round keys in encryption and decryption order.
+#[derive(Clone)]
+pub(crate) struct Core {
+    encrypt_keys: [u32; 32],
+    decrypt_keys: [u32; 32],
+    tables: &'static RoundTables,
+    layout: Layout,
+    sbox: SBox,
+}
+
+impl Core {
+    pub(crate) fn new(round_keys: [u32; 32], sbox: SBox, layout: Layout) -> Core {
+        let mut decrypt_keys = round_keys;
+        decrypt_keys.reverse();
+        Core {
+            encrypt_keys: round_keys,
+            decrypt_keys,
+            tables: tables(sbox),
+            layout,
+            sbox,
+        }
+    }
+
+    pub(crate) fn sbox(&self) -> SBox {
+        self.sbox
+    }
+
+    pub(crate) fn encrypt_keys(&self) -> &[u32; 32] {
+        &self.encrypt_keys
+    }
+
+    pub(crate) fn round_tables(&self) -> &'static RoundTables {
+        self.tables
+    }
+
+    pub(crate) fn encrypt_blocks(&self, data: &mut [u8]) {
+        self.process(&self.encrypt_keys, data);
+    }
+
+    /// The Feistel network run with the round keys reversed is its own inverse.
+    pub(crate) fn decrypt_blocks(&self, data: &mut [u8]) {
+        self.process(&self.decrypt_keys, data);
+    }
+
+    fn process(&self, keys: &[u32; 32], data: &mut [u8]) {
+        let mut groups = data.chunks_exact_mut(8 * INTERLEAVE);
+        for group in &mut groups {
+            let mut halves = [(0u32, 0u32); INTERLEAVE];
+            for (h, b) in halves.iter_mut().zip(group.chunks_exact(8)) {
+                *h = self.layout.load(b);
+            }
+            self.rounds(keys, &mut halves);
+            for (h, b) in halves.iter().zip(group.chunks_exact_mut(8)) {
+                self.layout.store(*h, b);
+            }
+        }
+        for block in groups.into_remainder().chunks_exact_mut(8) {
+            let mut halves = [self.layout.load(block)];
+            self.rounds(keys, &mut halves);
+            self.layout.store(halves[0], block);
+        }
+    }
+
+    /// 32 rounds `(a_1, a_0) -> (a_0, a_1 ^ g[k](a_0))`, the last without the swap.
+    #[inline(always)]
+    fn rounds<const N: usize>(&self, keys: &[u32; 32], halves: &mut [(u32, u32); N]) {
+        for &k in keys {
+            for h in halves.iter_mut() {
+                *h = (h.1, h.0 ^ self.tables.g(h.1.wrapping_add(k)));
+            }
+        }
+        for h in halves.iter_mut() {
+            *h = (h.1, h.0);
+        }
+    }
+}
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        self.encrypt_keys.zeroize();
+        self.decrypt_keys.zeroize();
+    }
+}
