@@ -1,1 +1,372 @@
-//! (being written)
+//! AES-GCM (NIST SP 800-38D): CTR encryption with inc32 counters and a GHASH tag.
+//!
+//! - IV: any length of at least one byte. A 96-bit IV gives `J0 = IV || 0^31 || 1`; any other
+//!   length is hashed, `J0 = GHASH(IV || 0^s || 0^64 || [len(IV)]_64)` (Section 7.1, step 2).
+//! - Tags of 12 to 16 bytes. The 4- and 8-byte tags of SP 800-38D Appendix C are deliberately
+//!   rejected ([`Error::InvalidTagLength`]): they need per-key limits on message lengths and
+//!   invocation counts that a general-purpose API cannot enforce.
+//! - Keystream blocks are generated in batches through [`BlockCipher::encrypt_blocks`].
+//! - `open` recomputes the tag and compares it in constant time before any decryption; on failure
+//!   the buffer is untouched.
+//!
+//! Backends follow the block cipher: with [`Backend::AesNi`] the AES rounds use AES-NI and GHASH
+//! uses PCLMULQDQ; the portable backend is constant-time throughout (bitsliced AES, masked-multiply
+//! GHASH).
+
+use zeroize::Zeroize;
+
+use crate::aead::{Aead, Tag};
+use crate::block::aes::Aes;
+use crate::block::BlockCipher;
+use crate::cpu::Backend;
+use crate::mac::ghash::GHash;
+use crate::util::ct_eq;
+use crate::{Error, Result};
+
+/// Counter blocks encrypted per `encrypt_blocks` call.
+const BATCH_BLOCKS: usize = 32;
+
+/// Longest plaintext SP 800-38D allows: 2^39 - 256 bits.
+const MAX_TEXT_BYTES: u64 = (1 << 36) - 32;
+
+/// AES-GCM with a fixed tag length.
+pub struct AesGcm {
+    aes: Aes,
+    /// GHASH keyed with H and nothing absorbed; cloned for every message.
+    ghash: GHash,
+    h: [u8; 16],
+    tag_len: usize,
+}
+
+impl AesGcm {
+    /// AES-GCM with the best backend for this CPU; `key` of 16, 24 or 32 bytes, `tag_len` 12..=16.
+    pub fn new(key: &[u8], tag_len: usize) -> Result<AesGcm> {
+        Self::check_tag_len(tag_len)?;
+        Self::from_aes(Aes::new(key)?, tag_len)
+    }
+
+    /// AES-GCM on the given backend ([`Error::BackendUnavailable`] if this CPU lacks it).
+    pub fn with_backend(key: &[u8], tag_len: usize, backend: Backend) -> Result<AesGcm> {
+        Self::check_tag_len(tag_len)?;
+        Self::from_aes(Aes::with_backend(key, backend)?, tag_len)
+    }
+
+    fn check_tag_len(tag_len: usize) -> Result<()> {
+        if (12..=16).contains(&tag_len) {
+            Ok(())
+        } else {
+            Err(Error::InvalidTagLength {
+                expected: "12..=16",
+                got: tag_len,
+            })
+        }
+    }
+
+    fn from_aes(aes: Aes, tag_len: usize) -> Result<AesGcm> {
+        let mut h = [0u8; 16];
+        aes.encrypt_blocks(&mut h);
+        let ghash = GHash::with_backend(&h, aes.backend())?;
+        Ok(AesGcm {
+            aes,
+            ghash,
+            h,
+            tag_len,
+        })
+    }
+
+    /// The backend in use (AES and GHASH use the same one).
+    pub fn backend(&self) -> Backend {
+        self.aes.backend()
+    }
+
+    /// The hash subkey H = E_K(0^128).
+    pub fn hash_subkey(&self) -> [u8; 16] {
+        self.h
+    }
+
+    /// The pre-counter block J0 (the GCM spec's Y0) for `iv`.
+    pub fn pre_counter_block(&self, iv: &[u8]) -> Result<[u8; 16]> {
+        if iv.is_empty() {
+            return Err(Error::InvalidNonceLength {
+                expected: "at least 1 byte",
+                got: 0,
+            });
+        }
+        if iv.len() == 12 {
+            let mut j0 = [0u8; 16];
+            j0[..12].copy_from_slice(iv);
+            j0[15] = 1;
+            return Ok(j0);
+        }
+        let iv_bits = u64::try_from(iv.len())
+            .ok()
+            .and_then(|n| n.checked_mul(8))
+            .ok_or(Error::InvalidNonceLength {
+                expected: "at most 2^61 - 1 bytes",
+                got: iv.len(),
+            })?;
+        let mut g = self.ghash.clone();
+        g.update_padded(iv);
+        let mut lengths = [0u8; 16];
+        lengths[8..].copy_from_slice(&iv_bits.to_be_bytes());
+        g.update(&lengths);
+        Ok(g.finalize())
+    }
+
+    /// XORs the keystream for counters inc32(J0), inc32^2(J0), ... into `data`.
+    fn apply_keystream(&self, j0: &[u8; 16], data: &mut [u8]) {
+        let mut counter = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
+        let mut keystream = [0u8; 16 * BATCH_BLOCKS];
+        for chunk in data.chunks_mut(16 * BATCH_BLOCKS) {
+            let used = &mut keystream[..chunk.len().div_ceil(16) * 16];
+            for block in used.chunks_exact_mut(16) {
+                counter = counter.wrapping_add(1);
+                block[..12].copy_from_slice(&j0[..12]);
+                block[12..].copy_from_slice(&counter.to_be_bytes());
+            }
+            self.aes.encrypt_blocks(used);
+            for (d, k) in chunk.iter_mut().zip(used.iter()) {
+                *d ^= k;
+            }
+        }
+        keystream.zeroize();
+    }
+
+    /// The full 16-byte tag E_K(J0) ^ GHASH(A, C).
+    fn full_tag(&self, j0: &[u8; 16], aad: &[u8], ciphertext: &[u8]) -> [u8; 16] {
+        let mut g = self.ghash.clone();
+        g.update_padded(aad);
+        g.update_padded(ciphertext);
+        let mut lengths = [0u8; 16];
+        lengths[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
+        lengths[8..].copy_from_slice(&(ciphertext.len() as u64 * 8).to_be_bytes());
+        g.update(&lengths);
+        let mut tag = g.finalize();
+        let mut mask = *j0;
+        self.aes.encrypt_blocks(&mut mask);
+        for (t, m) in tag.iter_mut().zip(mask.iter()) {
+            *t ^= m;
+        }
+        mask.zeroize();
+        tag
+    }
+
+    /// Validates lengths and returns J0.
+    fn prepare(&self, nonce: &[u8], aad: &[u8], data: &[u8]) -> Result<[u8; 16]> {
+        if data.len() as u64 > MAX_TEXT_BYTES {
+            return Err(Error::LengthLimit(
+                "GCM plaintext is limited to 2^36 - 32 bytes",
+            ));
+        }
+        if (aad.len() as u64).checked_mul(8).is_none() {
+            return Err(Error::LengthLimit("GCM AAD is limited to 2^61 - 1 bytes"));
+        }
+        self.pre_counter_block(nonce)
+    }
+}
+
+impl Aead for AesGcm {
+    fn tag_len(&self) -> usize {
+        self.tag_len
+    }
+
+    fn nonce_len_desc(&self) -> &'static str {
+        "any length >= 1 byte (12 recommended)"
+    }
+
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+        let j0 = self.prepare(nonce, aad, data)?;
+        self.apply_keystream(&j0, data);
+        let tag = self.full_tag(&j0, aad, data);
+        Tag::from_slice(&tag[..self.tag_len]).ok_or(Error::InvalidTagLength {
+            expected: "12..=16",
+            got: self.tag_len,
+        })
+    }
+
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
+        if tag.len() != self.tag_len {
+            return Err(Error::InvalidTagLength {
+                expected: "the tag length this AesGcm was made with",
+                got: tag.len(),
+            });
+        }
+        let j0 = self.prepare(nonce, aad, data)?;
+        let expected = self.full_tag(&j0, aad, data);
+        if !ct_eq(&expected[..self.tag_len], tag) {
+            return Err(Error::AuthenticationFailed);
+        }
+        self.apply_keystream(&j0, data);
+        Ok(())
+    }
+}
+
+impl Drop for AesGcm {
+    fn drop(&mut self) {
+        self.h.zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One `gcm` record of /work/shared/vectors/std.txt.
+    struct Record {
+        name: String,
+        fields: std::collections::HashMap<String, Vec<u8>>,
+    }
+
+    impl Record {
+        fn get(&self, k: &str) -> &[u8] {
+            self.fields
+                .get(k)
+                .unwrap_or_else(|| panic!("{}: no field {k}", self.name))
+        }
+    }
+
+    /// The AES-GCM records (McGrew & Viega test cases 1-18) of the shared vector file.
+    fn gcm_records() -> Vec<Record> {
+        // $SHIFR_VECTORS_DIR, else shared/vectors in the checkout, else the project's shared copy.
+        let candidates = [
+            std::env::var("SHIFR_VECTORS_DIR").unwrap_or_default(),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors").to_string(),
+            "/work/shared/vectors".to_string(),
+        ];
+        let text = candidates
+            .iter()
+            .filter(|d| !d.is_empty())
+            .find_map(|d| std::fs::read_to_string(format!("{d}/std.txt")).ok())
+            .expect("std.txt not found: set SHIFR_VECTORS_DIR to the vectors folder");
+        let mut out = Vec::new();
+        for block in text.split("\n\n") {
+            let mut name = String::new();
+            let mut fields = std::collections::HashMap::new();
+            for line in block.lines() {
+                if let Some(h) = line.strip_prefix("# ") {
+                    name = h.split(" / ").next().unwrap_or("").to_string();
+                } else if let Some((k, v)) = line
+                    .split_once(" = ")
+                    .or_else(|| line.strip_suffix(" =").map(|k| (k, "")))
+                {
+                    fields.insert(k.trim().to_string(), v.trim().to_string());
+                }
+            }
+            if fields.get("mode").map(String::as_str) == Some("gcm") {
+                let fields = fields
+                    .into_iter()
+                    .filter(|(k, _)| k != "cipher" && k != "mode")
+                    .map(|(k, v)| {
+                        let bytes = hex::decode(&v).unwrap_or_else(|_| panic!("{name}: {k}"));
+                        (k, bytes)
+                    })
+                    .collect();
+                out.push(Record { name, fields });
+            }
+        }
+        out
+    }
+
+    fn backends() -> Vec<Backend> {
+        let mut v = vec![Backend::Portable];
+        if Backend::AesNi.is_supported() {
+            v.push(Backend::AesNi);
+        } else {
+            println!("AES-NI/PCLMULQDQ not available on this CPU: skipping that backend");
+        }
+        v
+    }
+
+    #[test]
+    fn gcm_spec_test_cases_1_to_18() {
+        let records = gcm_records();
+        assert_eq!(records.len(), 18, "expected the 18 GCM spec test cases");
+        for backend in backends() {
+            for r in &records {
+                let gcm = AesGcm::with_backend(r.get("key"), 16, backend).unwrap();
+                assert_eq!(gcm.backend(), backend);
+                assert_eq!(gcm.hash_subkey()[..], *r.get("h"), "{} h", r.name);
+                let j0 = gcm.pre_counter_block(r.get("iv")).unwrap();
+                assert_eq!(j0[..], *r.get("y0"), "{} y0", r.name);
+
+                let mut data = r.get("pt").to_vec();
+                let tag = gcm.seal(r.get("iv"), r.get("aad"), &mut data).unwrap();
+                assert_eq!(data, r.get("ct"), "{} {backend:?} ct", r.name);
+                assert_eq!(tag.as_ref(), r.get("tag"), "{} {backend:?} tag", r.name);
+
+                gcm.open(r.get("iv"), r.get("aad"), &mut data, tag.as_ref())
+                    .unwrap();
+                assert_eq!(data, r.get("pt"), "{} open", r.name);
+
+                // Truncated tags are prefixes of the full tag.
+                let short = AesGcm::with_backend(r.get("key"), 12, backend).unwrap();
+                let mut d2 = r.get("pt").to_vec();
+                let t12 = short.seal(r.get("iv"), r.get("aad"), &mut d2).unwrap();
+                assert_eq!(t12.as_ref(), &r.get("tag")[..12]);
+            }
+        }
+    }
+
+    #[test]
+    fn tampering_is_rejected_and_data_left_alone() {
+        for r in gcm_records().iter().filter(|r| !r.get("pt").is_empty()) {
+            for backend in backends() {
+                let gcm = AesGcm::with_backend(r.get("key"), 16, backend).unwrap();
+                let (iv, aad, ct, tag) = (r.get("iv"), r.get("aad"), r.get("ct"), r.get("tag"));
+
+                let mut bad_tag = tag.to_vec();
+                bad_tag[15] ^= 1;
+                let mut data = ct.to_vec();
+                assert_eq!(
+                    gcm.open(iv, aad, &mut data, &bad_tag),
+                    Err(Error::AuthenticationFailed)
+                );
+                assert_eq!(data, ct);
+
+                let mut data = ct.to_vec();
+                data[0] ^= 0x80;
+                let tampered = data.clone();
+                assert_eq!(
+                    gcm.open(iv, aad, &mut data, tag),
+                    Err(Error::AuthenticationFailed)
+                );
+                assert_eq!(data, tampered);
+
+                let mut longer_aad = aad.to_vec();
+                longer_aad.push(0);
+                let mut data = ct.to_vec();
+                assert_eq!(
+                    gcm.open(iv, &longer_aad, &mut data, tag),
+                    Err(Error::AuthenticationFailed)
+                );
+                assert_eq!(data, ct);
+            }
+        }
+    }
+
+    #[test]
+    fn parameter_validation() {
+        for bad in [0usize, 4, 8, 11, 17, 32] {
+            assert!(matches!(
+                AesGcm::new(&[0u8; 16], bad),
+                Err(Error::InvalidTagLength { .. })
+            ));
+        }
+        assert!(matches!(
+            AesGcm::new(&[0u8; 15], 16),
+            Err(Error::InvalidKeyLength { .. })
+        ));
+        let gcm = AesGcm::new(&[0u8; 16], 16).unwrap();
+        let mut data = [0u8; 4];
+        assert!(matches!(
+            gcm.seal(&[], &[], &mut data),
+            Err(Error::InvalidNonceLength { .. })
+        ));
+        assert!(matches!(
+            gcm.open(&[0u8; 12], &[], &mut data, &[0u8; 12]),
+            Err(Error::InvalidTagLength { .. })
+        ));
+        assert!(gcm.pre_counter_block(&[]).is_err());
+        assert_eq!(gcm.tag_len(), 16);
+    }
+}

@@ -1,1 +1,256 @@
-//! (being written)
+//! AES-128/192/256 (FIPS 197) behind the batch-first [`BlockCipher`] trait.
+//!
+//! Two backends, chosen once per key by [`crate::cpu`]:
+//! - **Portable** (`soft`): constant-time. A bitsliced implementation processing four blocks per
+//!   pass in eight 64-bit bit planes; SubBytes is the Boyar–Peralta Boolean circuit (XOR/AND/XNOR),
+//!   ShiftRows and MixColumns are fixed shifts and masks, decryption runs the inverse cipher the same
+//!   way. No secret-indexed table and no secret-dependent branch anywhere, key schedule included.
+//! - **AES-NI** (`x86_aesni`, x86-64 only): the AES round instructions, eight blocks interleaved;
+//!   also constant-time.
+//!
+//! `SHIFR_BACKEND=portable` forces the portable backend for [`Aes::new`]. Round keys are zeroized
+//! on drop.
+
+mod key_schedule;
+mod soft;
+#[cfg(target_arch = "x86_64")]
+mod x86_aesni;
+
+use core::fmt;
+
+use crate::block::{BlockCipher, KeyInit};
+use crate::cpu::{self, Backend};
+use crate::{Error, Result};
+
+use soft::SoftAes;
+
+/// The backends AES offers on this target.
+#[cfg(target_arch = "x86_64")]
+const OFFERED: &[Backend] = &[Backend::AesNi];
+#[cfg(not(target_arch = "x86_64"))]
+const OFFERED: &[Backend] = &[];
+
+/// An AES key schedule for one of the backends.
+#[derive(Clone)]
+enum Engine {
+    Portable(Box<SoftAes>),
+    #[cfg(target_arch = "x86_64")]
+    AesNi(Box<x86_aesni::AesNi>),
+}
+
+/// AES with a 128-, 192- or 256-bit key. Blocks are 16 bytes in wire order.
+#[derive(Clone)]
+pub struct Aes {
+    engine: Engine,
+    key_len: usize,
+}
+
+impl Aes {
+    /// Creates AES with the best backend for this CPU (or the one forced by `SHIFR_BACKEND`).
+    pub fn new(key: &[u8]) -> Result<Aes> {
+        Aes::build(key, cpu::select(OFFERED))
+    }
+
+    /// Creates AES with the given backend; [`Error::BackendUnavailable`] if this CPU lacks it.
+    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Aes> {
+        Aes::build(key, cpu::require(backend, OFFERED)?)
+    }
+
+    /// The backend this instance runs on.
+    pub fn backend(&self) -> Backend {
+        match self.engine {
+            Engine::Portable(_) => Backend::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Engine::AesNi(_) => Backend::AesNi,
+        }
+    }
+
+    /// Key length in bytes (16, 24 or 32).
+    pub fn key_len(&self) -> usize {
+        self.key_len
+    }
+
+    fn build(key: &[u8], backend: Backend) -> Result<Aes> {
+        if !Self::KEY_SIZES.contains(&key.len()) {
+            return Err(Error::InvalidKeyLength {
+                expected: "16, 24 or 32",
+                got: key.len(),
+            });
+        }
+        let engine = match backend {
+            #[cfg(target_arch = "x86_64")]
+            Backend::AesNi => Engine::AesNi(Box::new(
+                x86_aesni::AesNi::new(key).ok_or(Error::BackendUnavailable(backend.name()))?,
+            )),
+            _ => Engine::Portable(Box::new(SoftAes::new(key))),
+        };
+        Ok(Aes {
+            engine,
+            key_len: key.len(),
+        })
+    }
+}
+
+impl BlockCipher for Aes {
+    fn block_size(&self) -> usize {
+        16
+    }
+
+    fn encrypt_blocks(&self, data: &mut [u8]) {
+        match &self.engine {
+            Engine::Portable(e) => e.encrypt_blocks(data),
+            #[cfg(target_arch = "x86_64")]
+            Engine::AesNi(e) => e.encrypt_blocks(data),
+        }
+    }
+
+    fn decrypt_blocks(&self, data: &mut [u8]) {
+        match &self.engine {
+            Engine::Portable(e) => e.decrypt_blocks(data),
+            #[cfg(target_arch = "x86_64")]
+            Engine::AesNi(e) => e.decrypt_blocks(data),
+        }
+    }
+}
+
+impl KeyInit for Aes {
+    const KEY_SIZES: &'static [usize] = &[16, 24, 32];
+
+    fn new_from_slice(key: &[u8]) -> Result<Aes> {
+        Aes::new(key)
+    }
+
+    /// Keeps this instance's backend.
+    fn rekey(&self, key: &[u8]) -> Result<Aes> {
+        Aes::with_backend(key, self.backend())
+    }
+}
+
+/// Shows the key size and backend, never key material.
+impl fmt::Debug for Aes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Aes")
+            .field("key_bits", &(self.key_len * 8))
+            .field("backend", &self.backend())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// FIPS 197 Appendix C.1-C.3 (records aes*-block-fips197-c.* of /work/shared/vectors/std.txt).
+    const FIPS197_C: [(&str, &str); 3] = [
+        (
+            "000102030405060708090a0b0c0d0e0f",
+            "69c4e0d86a7b0430d8cdb78070b4c55a",
+        ),
+        (
+            "000102030405060708090a0b0c0d0e0f1011121314151617",
+            "dda97ca4864cdfe06eaf70a0ec0d7191",
+        ),
+        (
+            "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+            "8ea2b7ca516745bfeafc49904b496089",
+        ),
+    ];
+    const FIPS197_PT: &str = "00112233445566778899aabbccddeeff";
+
+    /// SP 800-38A F.1.1/F.1.3/F.1.5 ECB-AES*.Encrypt (records aes*-ecb-sp800-38a-f.1.*).
+    const SP800_38A_ECB: [(&str, &str); 3] = [
+        (
+            "2b7e151628aed2a6abf7158809cf4f3c",
+            "3ad77bb40d7a3660a89ecaf32466ef97f5d3d58503b9699de785895a96fdbaaf43b1cd7f598ece23881b00e3ed0306887b0c785e27e8ad3f8223207104725dd4",
+        ),
+        (
+            "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
+            "bd334f1d6e45f25ff712a214571fa5cc974104846d0ad3ad7734ecb3ecee4eefef7afd2270e2e60adce0ba2face6444e9a4b41ba738d6c72fb16691603c18e0e",
+        ),
+        (
+            "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
+            "f3eed1bdb5d2a03c064b5a7e3db181f8591ccb10d410ed26dc5ba74a31362870b6ed21b99ca6f4f9f153e7b1beafed1d23304b7a39f9f3ff067d8d8f9e24ecc7",
+        ),
+    ];
+    const SP800_38A_PT: &str = "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e5130c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710";
+
+    fn unhex(s: &str) -> Vec<u8> {
+        hex::decode(s).expect("test vector hex")
+    }
+
+    /// The backends to test here: always portable, AES-NI when the CPU has it.
+    fn backends() -> Vec<Backend> {
+        let mut v = vec![Backend::Portable];
+        if Backend::AesNi.is_supported() {
+            v.push(Backend::AesNi);
+        } else {
+            println!("AES-NI not available on this CPU: skipping the AES-NI backend");
+        }
+        v
+    }
+
+    #[test]
+    fn fips197_appendix_c_both_directions() {
+        for backend in backends() {
+            for (key, ct) in FIPS197_C {
+                let aes = Aes::with_backend(&unhex(key), backend).unwrap();
+                assert_eq!(aes.backend(), backend);
+                let mut block = unhex(FIPS197_PT);
+                aes.encrypt_blocks(&mut block);
+                assert_eq!(hex::encode(&block), ct, "{backend:?} key {key}");
+                aes.decrypt_blocks(&mut block);
+                assert_eq!(hex::encode(&block), FIPS197_PT, "{backend:?} key {key}");
+            }
+        }
+    }
+
+    #[test]
+    fn sp800_38a_ecb_multi_block_and_tail_untouched() {
+        for backend in backends() {
+            for (key, ct) in SP800_38A_ECB {
+                let aes = Aes::with_backend(&unhex(key), backend).unwrap();
+                // Four blocks, then three extra bytes that are not a whole block.
+                let mut data = unhex(SP800_38A_PT);
+                data.extend_from_slice(&[1, 2, 3]);
+                aes.encrypt_blocks(&mut data);
+                assert_eq!(hex::encode(&data[..64]), ct, "{backend:?}");
+                assert_eq!(data[64..], [1, 2, 3]);
+                aes.decrypt_blocks(&mut data);
+                assert_eq!(hex::encode(&data[..64]), SP800_38A_PT);
+                // Block by block gives the same as the batch.
+                let mut single = unhex(SP800_38A_PT);
+                for block in single.chunks_exact_mut(16) {
+                    aes.encrypt_blocks(block);
+                }
+                assert_eq!(hex::encode(&single), ct);
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_bad_key_lengths() {
+        for len in [0usize, 1, 15, 17, 20, 31, 33, 64] {
+            assert_eq!(
+                Aes::new(&vec![0u8; len]).unwrap_err(),
+                Error::InvalidKeyLength {
+                    expected: "16, 24 or 32",
+                    got: len
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn backend_selection_and_rekey_keep_backend() {
+        let aes = Aes::with_backend(&[0u8; 16], Backend::Portable).unwrap();
+        assert_eq!(aes.backend(), Backend::Portable);
+        let re = aes.rekey(&[1u8; 32]).unwrap();
+        assert_eq!((re.backend(), re.key_len()), (Backend::Portable, 32));
+        match Aes::with_backend(&[0u8; 16], Backend::AesNi) {
+            Ok(a) => assert_eq!(a.backend(), Backend::AesNi),
+            Err(e) => assert_eq!(e, Error::BackendUnavailable("aesni")),
+        }
+        let dbg = format!("{aes:?}");
+        assert!(dbg.contains("key_bits: 128") && dbg.contains("Portable"));
+    }
+}

@@ -1,0 +1,153 @@
+//! AES with the x86-64 AES-NI instructions, eight blocks interleaved per pass so that the
+//! pipelined `aesenc`/`aesdec` units stay busy.
+//!
+//! Constant-time by construction: the AES round instructions have data-independent timing. The
+//! round keys come from the portable (constant-time) key schedule; the decryption keys for the
+//! Equivalent Inverse Cipher (FIPS 197 Section 5.3.5) are made with `aesimc`.
+
+use core::arch::x86_64::{
+    __m128i, _mm_aesdec_si128, _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128,
+    _mm_aesimc_si128, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128, _mm_xor_si128,
+};
+
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use super::key_schedule::{expand_key, MAX_ROUND_KEYS};
+
+/// Blocks processed together in the main loop.
+const LANES: usize = 8;
+
+/// Encryption and decryption round keys in wire order. Holding one proves that the CPU has AES-NI:
+/// [`AesNi::new`] is the only constructor and checks it.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(super) struct AesNi {
+    enc: [[u8; 16]; MAX_ROUND_KEYS],
+    dec: [[u8; 16]; MAX_ROUND_KEYS],
+    rounds: usize,
+}
+
+impl AesNi {
+    /// Expands the key, or returns `None` when this CPU lacks AES-NI.
+    pub(super) fn new(key: &[u8]) -> Option<AesNi> {
+        if !crate::cpu::features().aesni {
+            return None;
+        }
+        let (enc, rounds) = expand_key(key);
+        let mut dec = [[0u8; 16]; MAX_ROUND_KEYS];
+        // SAFETY: AES-NI support was checked just above.
+        unsafe { inverse_round_keys(&enc, rounds, &mut dec) };
+        Some(AesNi { enc, dec, rounds })
+    }
+
+    /// Encrypts every whole 16-byte block of `data` in place.
+    pub(super) fn encrypt_blocks(&self, data: &mut [u8]) {
+        // SAFETY: an `AesNi` exists only if the CPU supports AES-NI (see `new`).
+        unsafe { encrypt_all(&self.enc, self.rounds, data) }
+    }
+
+    /// Decrypts every whole 16-byte block of `data` in place.
+    pub(super) fn decrypt_blocks(&self, data: &mut [u8]) {
+        // SAFETY: an `AesNi` exists only if the CPU supports AES-NI (see `new`).
+        unsafe { decrypt_all(&self.dec, self.rounds, data) }
+    }
+}
+
+/// Loads the first 16 bytes of `b` (panics, never reads out of bounds, if `b` is shorter).
+#[inline(always)]
+fn load(b: &[u8]) -> __m128i {
+    let b = &b[..16];
+    // SAFETY: `b` is exactly 16 readable bytes and `loadu` has no alignment requirement.
+    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+}
+
+/// Stores `v` into the first 16 bytes of `b` (panics, never writes out of bounds, if shorter).
+#[inline(always)]
+fn store(b: &mut [u8], v: __m128i) {
+    let b = &mut b[..16];
+    // SAFETY: `b` is exactly 16 writable bytes and `storeu` has no alignment requirement.
+    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
+}
+
+#[inline]
+#[target_feature(enable = "sse2")]
+fn load_keys(keys: &[[u8; 16]; MAX_ROUND_KEYS]) -> [__m128i; MAX_ROUND_KEYS] {
+    let mut rk = [_mm_setzero_si128(); MAX_ROUND_KEYS];
+    for (r, k) in rk.iter_mut().zip(keys) {
+        *r = load(k);
+    }
+    rk
+}
+
+/// dec[0] = enc[Nr], dec[i] = InvMixColumns(enc[Nr - i]), dec[Nr] = enc[0].
+#[target_feature(enable = "aes")]
+fn inverse_round_keys(
+    enc: &[[u8; 16]; MAX_ROUND_KEYS],
+    rounds: usize,
+    dec: &mut [[u8; 16]; MAX_ROUND_KEYS],
+) {
+    dec[0] = enc[rounds];
+    for i in 1..rounds {
+        store(&mut dec[i], _mm_aesimc_si128(load(&enc[rounds - i])));
+    }
+    dec[rounds] = enc[0];
+}
+
+#[target_feature(enable = "aes")]
+fn encrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]) {
+    let rk = load_keys(keys);
+    let mut groups = data.chunks_exact_mut(16 * LANES);
+    for group in &mut groups {
+        encrypt_group::<LANES>(&rk, rounds, group);
+    }
+    for block in groups.into_remainder().chunks_exact_mut(16) {
+        encrypt_group::<1>(&rk, rounds, block);
+    }
+}
+
+#[target_feature(enable = "aes")]
+fn decrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]) {
+    let rk = load_keys(keys);
+    let mut groups = data.chunks_exact_mut(16 * LANES);
+    for group in &mut groups {
+        decrypt_group::<LANES>(&rk, rounds, group);
+    }
+    for block in groups.into_remainder().chunks_exact_mut(16) {
+        decrypt_group::<1>(&rk, rounds, block);
+    }
+}
+
+/// Encrypts `N` consecutive blocks of `chunk` (16 * N bytes), interleaving their rounds.
+#[inline]
+#[target_feature(enable = "aes")]
+fn encrypt_group<const N: usize>(rk: &[__m128i; MAX_ROUND_KEYS], rounds: usize, chunk: &mut [u8]) {
+    let mut s = [_mm_setzero_si128(); N];
+    for (v, b) in s.iter_mut().zip(chunk.chunks_exact(16)) {
+        *v = _mm_xor_si128(load(b), rk[0]);
+    }
+    for k in &rk[1..rounds] {
+        for v in s.iter_mut() {
+            *v = _mm_aesenc_si128(*v, *k);
+        }
+    }
+    for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
+        store(b, _mm_aesenclast_si128(*v, rk[rounds]));
+    }
+}
+
+/// Decrypts `N` consecutive blocks of `chunk` with the Equivalent Inverse Cipher.
+#[inline]
+#[target_feature(enable = "aes")]
+fn decrypt_group<const N: usize>(rk: &[__m128i; MAX_ROUND_KEYS], rounds: usize, chunk: &mut [u8]) {
+    let mut s = [_mm_setzero_si128(); N];
+    for (v, b) in s.iter_mut().zip(chunk.chunks_exact(16)) {
+        *v = _mm_xor_si128(load(b), rk[0]);
+    }
+    for k in &rk[1..rounds] {
+        for v in s.iter_mut() {
+            *v = _mm_aesdec_si128(*v, *k);
+        }
+    }
+    for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
+        store(b, _mm_aesdeclast_si128(*v, rk[rounds]));
+    }
+}

@@ -1,0 +1,150 @@
+//! GHASH with the x86-64 PCLMULQDQ carry-less multiply instruction.
+//!
+//! Values are kept in GCM's own (reflected) order: a block read as a big-endian 128-bit integer,
+//! so the coefficient of x^i sits at bit 127 - i. The carry-less product of two such values is the
+//! reflected 255-bit product, one bit short of 256; after a one-bit left shift the low 128 bits hold
+//! the coefficients of x^128..x^255, which fold back with x^128 = x^7 + x^2 + x + 1 (in reflected
+//! order, multiplying by x^s is a right shift by s). Eight blocks are multiplied by H^8..H^1 and
+//! summed before one reduction. PCLMULQDQ runs in data-independent time.
+
+use core::arch::x86_64::{
+    __m128i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_setzero_si128,
+    _mm_unpackhi_epi64, _mm_xor_si128,
+};
+
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// Blocks folded per reduction.
+const AGGREGATE: usize = 8;
+
+/// Powers of the hash subkey, `powers[k] = H^(k+1)` in reflected order. Holding one proves that the
+/// CPU has PCLMULQDQ: [`ClmulKey::new`] is the only constructor and checks it.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(super) struct ClmulKey {
+    powers: [u128; AGGREGATE],
+}
+
+impl ClmulKey {
+    /// Precomputes H^1..H^8, or returns `None` when this CPU lacks PCLMULQDQ.
+    pub(super) fn new(h: &[u8; 16]) -> Option<ClmulKey> {
+        if !crate::cpu::features().pclmulqdq {
+            return None;
+        }
+        let h = u128::from_be_bytes(*h);
+        let mut powers = [0u128; AGGREGATE];
+        powers[0] = h;
+        for k in 1..AGGREGATE {
+            // SAFETY: PCLMULQDQ support was checked above.
+            powers[k] = unsafe { mul(powers[k - 1], h) };
+        }
+        Some(ClmulKey { powers })
+    }
+
+    /// `state = GHASH` continued over the whole 16-byte blocks of `blocks` (state in wire order).
+    pub(super) fn absorb(&self, state: &mut [u8; 16], blocks: &[u8]) {
+        // SAFETY: a `ClmulKey` exists only if the CPU supports PCLMULQDQ (see `new`).
+        unsafe { absorb(&self.powers, state, blocks) }
+    }
+}
+
+#[inline(always)]
+fn read_be(b: &[u8]) -> u128 {
+    let mut a = [0u8; 16];
+    a.copy_from_slice(&b[..16]);
+    u128::from_be_bytes(a)
+}
+
+#[inline]
+#[target_feature(enable = "sse2")]
+fn to_vec(x: u128) -> __m128i {
+    _mm_set_epi64x((x >> 64) as i64, x as i64)
+}
+
+#[inline]
+#[target_feature(enable = "sse2")]
+fn to_u128(v: __m128i) -> u128 {
+    let lo = _mm_cvtsi128_si64(v) as u64;
+    let hi = _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)) as u64;
+    (u128::from(hi) << 64) | u128::from(lo)
+}
+
+/// An unreduced 256-bit product, as its low, middle (shifted by 64) and high 128-bit parts.
+#[derive(Clone, Copy)]
+struct Wide {
+    lo: __m128i,
+    mid: __m128i,
+    hi: __m128i,
+}
+
+impl Wide {
+    #[inline]
+    #[target_feature(enable = "pclmulqdq")]
+    fn zero() -> Wide {
+        Wide {
+            lo: _mm_setzero_si128(),
+            mid: _mm_setzero_si128(),
+            hi: _mm_setzero_si128(),
+        }
+    }
+
+    /// `self += a * b` (carry-less, schoolbook on 64-bit halves).
+    #[inline]
+    #[target_feature(enable = "pclmulqdq")]
+    fn add_product(&mut self, a: u128, b: u128) {
+        let (va, vb) = (to_vec(a), to_vec(b));
+        self.lo = _mm_xor_si128(self.lo, _mm_clmulepi64_si128::<0x00>(va, vb));
+        self.hi = _mm_xor_si128(self.hi, _mm_clmulepi64_si128::<0x11>(va, vb));
+        let cross = _mm_xor_si128(
+            _mm_clmulepi64_si128::<0x01>(va, vb),
+            _mm_clmulepi64_si128::<0x10>(va, vb),
+        );
+        self.mid = _mm_xor_si128(self.mid, cross);
+    }
+
+    /// Shift left by one and reduce (see the module doc); returns the reflected field element.
+    #[inline]
+    #[target_feature(enable = "pclmulqdq")]
+    fn reduce(self) -> u128 {
+        let (lo, mid, hi) = (to_u128(self.lo), to_u128(self.mid), to_u128(self.hi));
+        let p_lo = lo ^ (mid << 64);
+        let p_hi = hi ^ (mid >> 64);
+        // Reflected 256-bit product: top half = x^0..x^127, bottom half = x^128..x^255.
+        let top = (p_hi << 1) | (p_lo >> 127);
+        let v = p_lo << 1;
+        // v * (1 + x + x^2 + x^7): the part that stays below x^128 ...
+        let folded = v ^ (v >> 1) ^ (v >> 2) ^ (v >> 7);
+        // ... and the part that spills past x^127 (degree <= 6 after removing x^128), folded again.
+        let spill = (v << 127) ^ (v << 126) ^ (v << 121);
+        top ^ folded ^ spill ^ (spill >> 1) ^ (spill >> 2) ^ (spill >> 7)
+    }
+}
+
+#[target_feature(enable = "pclmulqdq")]
+fn mul(a: u128, b: u128) -> u128 {
+    let mut w = Wide::zero();
+    w.add_product(a, b);
+    w.reduce()
+}
+
+#[target_feature(enable = "pclmulqdq")]
+fn absorb(powers: &[u128; AGGREGATE], state: &mut [u8; 16], blocks: &[u8]) {
+    let mut y = u128::from_be_bytes(*state);
+    let mut groups = blocks.chunks_exact(16 * AGGREGATE);
+    for group in &mut groups {
+        // Y' = (Y ^ X_1) H^8 ^ X_2 H^7 ^ ... ^ X_8 H.
+        let mut w = Wide::zero();
+        for (k, chunk) in group.chunks_exact(16).enumerate() {
+            let x = if k == 0 {
+                read_be(chunk) ^ y
+            } else {
+                read_be(chunk)
+            };
+            w.add_product(x, powers[AGGREGATE - 1 - k]);
+        }
+        y = w.reduce();
+    }
+    for chunk in groups.remainder().chunks_exact(16) {
+        y = mul(y ^ read_be(chunk), powers[0]);
+    }
+    *state = y.to_be_bytes();
+}
