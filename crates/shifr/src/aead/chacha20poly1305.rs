@@ -1,1 +1,350 @@
-//! (being written)
+//! AEAD_CHACHA20_POLY1305 (RFC 8439 section 2.8) and AEAD_XChaCha20_Poly1305
+//! (draft-irtf-cfrg-xchacha-03 section 2).
+//!
+//! Seal: the Poly1305 one-time key is the first 32 bytes of ChaCha20 block 0 ([`poly1305_key_gen`]),
+//! the data is encrypted from block counter 1, and the tag is Poly1305 over
+//! `aad || pad16 || ct || pad16 || le64(len(aad)) || le64(len(ct))`. Open recomputes the tag over
+//! the received ciphertext, compares it in constant time ([`crate::util::ct_eq`]) and only then
+//! decrypts; on any failure the buffer is left untouched. XChaCha20-Poly1305 does the same with
+//! the HChaCha20 subkey and the nonce `0^32 || nonce[16..24]`.
+//!
+//! Keys are zeroized on drop; so are the per-message one-time key and subkey.
+
+use super::{Aead, Tag};
+use crate::mac::poly1305::Poly1305;
+use crate::stream::chacha20::{self, ChaCha20};
+use crate::{util, Error, Result};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+const TAG_LEN: usize = 16;
+
+/// The Poly1305 one-time key for `nonce`: the first 32 bytes of `chacha20_block(key, 0, nonce)`
+/// (RFC 8439 section 2.6).
+pub fn poly1305_key_gen(key: &[u8; 32], nonce: &[u8; 12]) -> [u8; 32] {
+    let mut state = chacha20::setup_state(key, 0, nonce);
+    let mut block = chacha20::block(&state);
+    let mut otk = [0u8; 32];
+    for (o, w) in otk.chunks_exact_mut(4).zip(&block[..8]) {
+        o.copy_from_slice(&w.to_le_bytes());
+    }
+    state.zeroize();
+    block.zeroize();
+    otk
+}
+
+fn key_array(key: &[u8]) -> Result<[u8; 32]> {
+    key.try_into().map_err(|_| Error::InvalidKeyLength {
+        expected: "32",
+        got: key.len(),
+    })
+}
+
+/// The Poly1305 tag of RFC 8439 section 2.8 over `aad` and the ciphertext `ct`.
+fn compute_tag(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+    let mut otk = poly1305_key_gen(key, nonce);
+    let mut mac = Poly1305::from_key(&otk);
+    otk.zeroize();
+    mac.update_padded(aad);
+    mac.update_padded(ct);
+    let mut lengths = [0u8; 16];
+    lengths[..8].copy_from_slice(&(aad.len() as u64).to_le_bytes());
+    lengths[8..].copy_from_slice(&(ct.len() as u64).to_le_bytes());
+    mac.update(&lengths);
+    mac.finalize()
+}
+
+/// Encrypts from block counter 1 and returns the tag (the shared core of both AEADs).
+fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+    // Fails before touching `data` if the message exceeds the 32-bit block counter.
+    ChaCha20::new(key, nonce, 1)?.apply_keystream(data)?;
+    let tag = compute_tag(key, nonce, aad, data);
+    Tag::from_slice(&tag).ok_or(Error::InvalidTagLength {
+        expected: "16",
+        got: tag.len(),
+    })
+}
+
+/// Verifies the tag in constant time, then decrypts (the shared core of both AEADs).
+fn open_with(
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    aad: &[u8],
+    data: &mut [u8],
+    tag: &[u8],
+) -> Result<()> {
+    let mut cipher = ChaCha20::new(key, nonce, 1)?;
+    if (data.len() as u64) > cipher.remaining_bytes() {
+        return Err(Error::AuthenticationFailed);
+    }
+    let expected = compute_tag(key, nonce, aad, data);
+    if !util::ct_eq(&expected, tag) {
+        return Err(Error::AuthenticationFailed);
+    }
+    cipher.apply_keystream(data)
+}
+
+/// AEAD_CHACHA20_POLY1305 (RFC 8439): 32-byte key, 12-byte nonce, 16-byte tag.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct ChaCha20Poly1305 {
+    key: [u8; 32],
+}
+
+impl ChaCha20Poly1305 {
+    /// Creates the AEAD. Error: [`Error::InvalidKeyLength`] unless `key` is 32 bytes.
+    pub fn new(key: &[u8]) -> Result<ChaCha20Poly1305> {
+        Ok(ChaCha20Poly1305 {
+            key: key_array(key)?,
+        })
+    }
+
+    fn nonce(nonce: &[u8]) -> Result<&[u8; 12]> {
+        nonce.try_into().map_err(|_| Error::InvalidNonceLength {
+            expected: "12",
+            got: nonce.len(),
+        })
+    }
+}
+
+impl Aead for ChaCha20Poly1305 {
+    fn tag_len(&self) -> usize {
+        TAG_LEN
+    }
+
+    fn nonce_len_desc(&self) -> &'static str {
+        "12"
+    }
+
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+        seal_with(&self.key, Self::nonce(nonce)?, aad, data)
+    }
+
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
+        open_with(&self.key, Self::nonce(nonce)?, aad, data, tag)
+    }
+}
+
+/// AEAD_XChaCha20_Poly1305 (draft-irtf-cfrg-xchacha-03): 32-byte key, 24-byte nonce, 16-byte tag.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct XChaCha20Poly1305 {
+    key: [u8; 32],
+}
+
+impl XChaCha20Poly1305 {
+    /// Creates the AEAD. Error: [`Error::InvalidKeyLength`] unless `key` is 32 bytes.
+    pub fn new(key: &[u8]) -> Result<XChaCha20Poly1305> {
+        Ok(XChaCha20Poly1305 {
+            key: key_array(key)?,
+        })
+    }
+}
+
+impl Aead for XChaCha20Poly1305 {
+    fn tag_len(&self) -> usize {
+        TAG_LEN
+    }
+
+    fn nonce_len_desc(&self) -> &'static str {
+        "24"
+    }
+
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+        let (mut subkey, inner_nonce) = chacha20::xchacha_subkey(&self.key, nonce)?;
+        let result = seal_with(&subkey, &inner_nonce, aad, data);
+        subkey.zeroize();
+        result
+    }
+
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
+        let (mut subkey, inner_nonce) = chacha20::xchacha_subkey(&self.key, nonce)?;
+        let result = open_with(&subkey, &inner_nonce, aad, data, tag);
+        subkey.zeroize();
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// The chacha20-poly1305-aead-* records of /work/shared/vectors/std.txt (RFC 8439 section 2.8.2
+    /// and Appendix A.5), parsed into their fields (minus `cipher`, checked here).
+    fn records() -> Vec<(String, BTreeMap<String, Vec<u8>>)> {
+        let mut out = Vec::new();
+        for chunk in STD_RECORDS.split("\n\n").filter(|c| c.contains(" = ")) {
+            let name = chunk.trim().lines().next().unwrap().to_string();
+            let mut fields = BTreeMap::new();
+            for line in chunk
+                .lines()
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            {
+                let (k, v) = line.split_once('=').unwrap();
+                match k.trim() {
+                    "cipher" => assert_eq!(v.trim(), "chacha20-poly1305"),
+                    "mode" => assert_eq!(v.trim(), "aead"),
+                    k => {
+                        fields.insert(k.to_string(), hex::decode(v.trim()).unwrap());
+                    }
+                }
+            }
+            out.push((name, fields));
+        }
+        assert_eq!(out.len(), 2);
+        out
+    }
+
+    #[test]
+    fn rfc8439_records() {
+        for (name, mut f) in records() {
+            let mut take = |k: &str| f.remove(k).unwrap_or_else(|| panic!("{name}: no {k}"));
+            let (key, nonce, aad, pt, ct, tag, otk) = (
+                take("key"),
+                take("nonce"),
+                take("aad"),
+                take("pt"),
+                take("ct"),
+                take("tag"),
+                take("otk"),
+            );
+            assert!(f.is_empty(), "{name}: unchecked fields {:?}", f.keys());
+            let key32: [u8; 32] = key.clone().try_into().unwrap();
+            let nonce12: [u8; 12] = nonce.clone().try_into().unwrap();
+            assert_eq!(
+                poly1305_key_gen(&key32, &nonce12).to_vec(),
+                otk,
+                "{name} otk"
+            );
+
+            let aead = ChaCha20Poly1305::new(&key).unwrap();
+            let mut data = pt.clone();
+            let t = aead.seal(&nonce, &aad, &mut data).unwrap();
+            assert_eq!(data, ct, "{name} ct");
+            assert_eq!(t.as_ref(), &tag[..], "{name} tag");
+            aead.open(&nonce, &aad, &mut data, &tag).unwrap();
+            assert_eq!(data, pt, "{name} open");
+
+            // Any flipped bit of the tag, ciphertext or AAD is rejected and leaves data alone.
+            let mut bad_tag = tag.clone();
+            bad_tag[15] ^= 0x80;
+            let mut data = ct.clone();
+            assert_eq!(
+                aead.open(&nonce, &aad, &mut data, &bad_tag),
+                Err(Error::AuthenticationFailed)
+            );
+            assert_eq!(data, ct);
+            data[0] ^= 1;
+            assert_eq!(
+                aead.open(&nonce, &aad, &mut data, &tag),
+                Err(Error::AuthenticationFailed)
+            );
+            data[0] ^= 1;
+            let mut bad_aad = aad.clone();
+            bad_aad[0] ^= 1;
+            assert_eq!(
+                aead.open(&nonce, &bad_aad, &mut data, &tag),
+                Err(Error::AuthenticationFailed)
+            );
+            assert_eq!(
+                aead.open(&nonce, &aad, &mut data, &tag[..15]),
+                Err(Error::AuthenticationFailed)
+            );
+            assert_eq!(data, ct);
+        }
+    }
+
+    // draft-irtf-cfrg-xchacha-03 Appendix A.3.1 "AEAD_XCHACHA20_POLY1305" (developer-friendly hex),
+    // read from github.com/bikeshedders/xchacha-rfc draft-irtf-cfrg-xchacha-rfc-03.txt (commit 9c1dfb87).
+    const X_PT: &str = "\
+        4c616469657320616e642047656e746c656d656e206f662074686520636c6173\
+        73206f66202739393a204966204920636f756c64206f6666657220796f75206f\
+        6e6c79206f6e652074697020666f7220746865206675747572652c2073756e73\
+        637265656e20776f756c642062652069742e";
+    const X_AAD: &str = "50515253c0c1c2c3c4c5c6c7";
+    const X_KEY: &str = "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f";
+    const X_IV: &str = "404142434445464748494a4b4c4d4e4f5051525354555657";
+    const X_OTK: &str = "7b191f80f361f099094f6f4b8fb97df847cc6873a8f2b190dd73807183f907d5";
+    const X_CT: &str = "\
+        bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb\
+        731c7f1b0b4aa6440bf3a82f4eda7e39ae64c6708c54c216cb96b72e1213b452\
+        2f8c9ba40db5d945b11b69b982c1bb9e3f3fac2bc369488f76b2383565d3fff9\
+        21f9664c97637da9768812f615c68b13b52e";
+    const X_TAG: &str = "c0875924c1c7987947deafd8780acf49";
+
+    #[test]
+    fn xchacha20_poly1305_matches_draft_a_3_1() {
+        let h = |s: &str| hex::decode(s).unwrap();
+        let (key, iv, aad, pt) = (h(X_KEY), h(X_IV), h(X_AAD), h(X_PT));
+        let (subkey, inner_nonce) = chacha20::xchacha_subkey(&key, &iv).unwrap();
+        assert_eq!(&inner_nonce[..4], &[0u8; 4], "32-bit fixed-common part");
+        assert_eq!(poly1305_key_gen(&subkey, &inner_nonce).to_vec(), h(X_OTK));
+
+        let aead = XChaCha20Poly1305::new(&key).unwrap();
+        let mut data = pt.clone();
+        let tag = aead.seal(&iv, &aad, &mut data).unwrap();
+        assert_eq!(data, h(X_CT));
+        assert_eq!(tag.as_ref(), &h(X_TAG)[..]);
+        let mut bad = h(X_TAG);
+        bad[0] ^= 4;
+        assert_eq!(
+            aead.open(&iv, &aad, &mut data, &bad),
+            Err(Error::AuthenticationFailed)
+        );
+        assert_eq!(data, h(X_CT));
+        aead.open(&iv, &aad, &mut data, tag.as_ref()).unwrap();
+        assert_eq!(data, pt);
+    }
+
+    #[test]
+    fn bad_lengths_are_rejected() {
+        assert!(matches!(
+            ChaCha20Poly1305::new(&[0u8; 16]),
+            Err(Error::InvalidKeyLength { got: 16, .. })
+        ));
+        assert!(XChaCha20Poly1305::new(&[0u8; 31]).is_err());
+        let c = ChaCha20Poly1305::new(&[0u8; 32]).unwrap();
+        let x = XChaCha20Poly1305::new(&[0u8; 32]).unwrap();
+        let mut data = [1u8; 5];
+        for n in [0, 8, 11, 13, 24] {
+            assert!(matches!(
+                c.seal(&vec![0u8; n], b"", &mut data),
+                Err(Error::InvalidNonceLength { .. })
+            ));
+        }
+        for n in [0, 12, 23, 25] {
+            assert!(matches!(
+                x.open(&vec![0u8; n], b"", &mut data, &[0u8; 16]),
+                Err(Error::InvalidNonceLength { .. })
+            ));
+        }
+        assert_eq!(data, [1u8; 5]);
+        assert_eq!((c.tag_len(), x.tag_len()), (16, 16));
+    }
+
+    const STD_RECORDS: &str = r#"
+# chacha20-poly1305-aead-2.8.2 / RFC 8439 section 2.8.2
+#   nonce = 32-bit fixed-common part (07 00 00 00) || IV (40 41 42 43 44 45 46 47), as the RFC constructs it
+#   otk = Poly1305 one-time key = chacha20_block(key, 0, nonce)[0..31]; encryption starts at block counter 1
+cipher = chacha20-poly1305
+mode = aead
+key = 808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f
+nonce = 070000004041424344454647
+aad = 50515253c0c1c2c3c4c5c6c7
+pt = 4c616469657320616e642047656e746c656d656e206f662074686520636c617373206f66202739393a204966204920636f756c64206f6666657220796f75206f6e6c79206f6e652074697020666f7220746865206675747572652c2073756e73637265656e20776f756c642062652069742e
+ct = d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d63dbea45e8ca9671282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b3692ddbd7f2d778b8c9803aee328091b58fab324e4fad675945585808b4831d7bc3ff4def08e4b7a9de576d26586cec64b6116
+tag = 1ae10b594f09e26a7e902ecbd0600691
+otk = 7bac2b252db447af09b67a55a4e955840ae1d6731075d9eb2a9375783ed553ff
+
+# chacha20-poly1305-aead-a5 / RFC 8439 Appendix A.5
+#   the RFC presents this as a decryption (received ct + tag -> pt); the values are direction-independent
+#   pt is 265 bytes (an Internet-Draft boilerplate paragraph, contains UTF-8 quotes e2809c/e2809d)
+cipher = chacha20-poly1305
+mode = aead
+key = 1c9240a5eb55d38af333888604f6b5f0473917c1402b80099dca5cbc207075c0
+nonce = 000000000102030405060708
+aad = f33388860000000000004e91
+pt = 496e7465726e65742d4472616674732061726520647261667420646f63756d656e74732076616c696420666f722061206d6178696d756d206f6620736978206d6f6e74687320616e64206d617920626520757064617465642c207265706c616365642c206f72206f62736f6c65746564206279206f7468657220646f63756d656e747320617420616e792074696d652e20497420697320696e617070726f70726961746520746f2075736520496e7465726e65742d447261667473206173207265666572656e6365206d6174657269616c206f7220746f2063697465207468656d206f74686572207468616e206173202fe2809c776f726b20696e2070726f67726573732e2fe2809d
+ct = 64a0861575861af460f062c79be643bd5e805cfd345cf389f108670ac76c8cb24c6cfc18755d43eea09ee94e382d26b0bdb7b73c321b0100d4f03b7f355894cf332f830e710b97ce98c8a84abd0b948114ad176e008d33bd60f982b1ff37c8559797a06ef4f0ef61c186324e2b3506383606907b6a7c02b0f9f6157b53c867e4b9166c767b804d46a59b5216cde7a4e99040c5a40433225ee282a1b0a06c523eaf4534d7f83fa1155b0047718cbc546a0d072b04b3564eea1b422273f548271a0bb2316053fa76991955ebd63159434ecebb4e466dae5a1073a6727627097a1049e617d91d361094fa68f0ff77987130305beaba2eda04df997b714d6c6f2c29a6ad5cb4022b02709b
+tag = eead9d67890cbb22392336fea1851f38
+otk = bdf04aa95ce4de8995b14bb6a18fecaf26478f50c054f563dbc0a21e261572aa
+"#;
+}

@@ -1,1 +1,308 @@
-//! (being written)
+//! Triple DES / TDEA (NIST SP 800-67): `C = E_K3(D_K2(E_K1(P)))`, decryption the inverse, with DES
+//! as specified in FIPS 46-3 (implemented in `soft.rs`).
+//!
+//! Keys: 24 bytes `K1 || K2 || K3` (keying option 1; option 2 when K3 = K1) or 16 bytes `K1 || K2`
+//! (keying option 2, K3 = K1). Parity bits are ignored, as in FIPS 46-3. Weak or equal subkeys are
+//! not rejected (K1 = K2 = K3 is single DES), matching common implementations.
+//!
+//! Side channels: DES's S-boxes are evaluated with table lookups whose indices depend on the key
+//! and the data (secret-indexed tables, 2 KiB), so this implementation is not constant-time
+//! against cache-timing attacks. Round keys are zeroized on drop.
+
+mod soft;
+
+use crate::block::{BlockCipher, KeyInit};
+use crate::{util, Error, Result};
+use soft::Schedule;
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// A TDEA key: the round keys of the three DES operations, for each direction.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct Tdes {
+    /// E_K1, D_K2, E_K3: K1 forward, K2 reversed, K3 forward.
+    enc: [Schedule; 3],
+    /// D_K3, E_K2, D_K1.
+    dec: [Schedule; 3],
+    /// 1 or 2 (SP 800-67 keying option).
+    option: u8,
+}
+
+impl Tdes {
+    /// Creates the cipher from `K1 || K2` (16 bytes) or `K1 || K2 || K3` (24 bytes).
+    ///
+    /// Error: [`Error::InvalidKeyLength`] for any other length.
+    pub fn new(key: &[u8]) -> Result<Tdes> {
+        let (k1, k2, k3) = match key.len() {
+            16 => (&key[..8], &key[8..16], &key[..8]),
+            24 => (&key[..8], &key[8..16], &key[16..24]),
+            got => {
+                return Err(Error::InvalidKeyLength {
+                    expected: "16 or 24",
+                    got,
+                })
+            }
+        };
+        let schedule = |k: &[u8]| {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(k);
+            let ks = soft::schedule(&bytes);
+            bytes.zeroize();
+            ks
+        };
+        let (mut ks1, mut ks2, mut ks3) = (schedule(k1), schedule(k2), schedule(k3));
+        let tdes = Tdes {
+            enc: [ks1, soft::reversed(&ks2), ks3],
+            dec: [soft::reversed(&ks3), ks2, soft::reversed(&ks1)],
+            option: if util::ct_eq(k1, k3) { 2 } else { 1 },
+        };
+        ks1.zeroize();
+        ks2.zeroize();
+        ks3.zeroize();
+        Ok(tdes)
+    }
+
+    /// The SP 800-67 keying option: 1 (three distinct keys) or 2 (K3 = K1).
+    pub fn keying_option(&self) -> u8 {
+        self.option
+    }
+}
+
+impl BlockCipher for Tdes {
+    fn block_size(&self) -> usize {
+        8
+    }
+
+    fn encrypt_blocks(&self, data: &mut [u8]) {
+        for block in data.chunks_exact_mut(8) {
+            soft::crypt_block(block, &self.enc);
+        }
+    }
+
+    fn decrypt_blocks(&self, data: &mut [u8]) {
+        for block in data.chunks_exact_mut(8) {
+            soft::crypt_block(block, &self.dec);
+        }
+    }
+}
+
+impl KeyInit for Tdes {
+    const KEY_SIZES: &'static [usize] = &[16, 24];
+
+    fn new_from_slice(key: &[u8]) -> Result<Tdes> {
+        Tdes::new(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// The tdes* records of /work/shared/vectors/std.txt (SP 800-67 B.1 ECB; CAVP TCBCMMT3 CBC and
+    /// TOFBMMT2 OFB, encrypt direction), copied verbatim below; returns (name, mode, fields).
+    fn records() -> Vec<(String, String, BTreeMap<String, Vec<u8>>)> {
+        let mut out = Vec::new();
+        for chunk in STD_RECORDS.split("\n\n").filter(|c| c.contains(" = ")) {
+            let name = chunk.trim().lines().next().unwrap().to_string();
+            let mut mode = String::new();
+            let mut fields = BTreeMap::new();
+            for line in chunk
+                .lines()
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            {
+                let (k, v) = line.split_once('=').unwrap();
+                match k.trim() {
+                    "cipher" => assert_eq!(v.trim(), "tdes"),
+                    "mode" => mode = v.trim().to_string(),
+                    k => {
+                        fields.insert(k.to_string(), hex::decode(v.trim()).unwrap());
+                    }
+                }
+            }
+            out.push((name, mode, fields));
+        }
+        assert_eq!(out.len(), 9);
+        out
+    }
+
+    /// CBC over whole blocks, written out here so the record can be checked without the modes.
+    fn cbc(c: &Tdes, iv: &[u8], data: &mut [u8], encrypt: bool) {
+        let mut chain = iv.to_vec();
+        for block in data.chunks_exact_mut(8) {
+            if encrypt {
+                util::xor_in_place(block, &chain);
+                c.encrypt_blocks(block);
+                chain.copy_from_slice(block);
+            } else {
+                let next = block.to_vec();
+                c.decrypt_blocks(block);
+                util::xor_in_place(block, &chain);
+                chain = next;
+            }
+        }
+    }
+
+    /// OFB: the register is encrypted repeatedly and XORed into the data.
+    fn ofb(c: &Tdes, iv: &[u8], data: &mut [u8]) {
+        let mut register = iv.to_vec();
+        for block in data.chunks_mut(8) {
+            c.encrypt_blocks(&mut register);
+            util::xor_in_place(block, &register);
+        }
+    }
+
+    #[test]
+    fn sp800_67_and_cavp_records() {
+        for (name, mode, mut f) in records() {
+            let key = f.remove("key").unwrap();
+            let pt = f.remove("pt").unwrap();
+            let ct = f.remove("ct").unwrap();
+            let iv = f.remove("iv");
+            assert!(f.is_empty(), "{name}: unchecked fields {:?}", f.keys());
+
+            let mut ciphers = vec![Tdes::new(&key).unwrap()];
+            if key[..8] == key[16..] {
+                // A 2-key record: the 16-byte form of the same key must agree.
+                ciphers.push(Tdes::new(&key[..16]).unwrap());
+                assert!(ciphers.iter().all(|c| c.keying_option() == 2), "{name}");
+            } else {
+                assert_eq!(ciphers[0].keying_option(), 1, "{name}");
+            }
+            for c in &ciphers {
+                let mut data = pt.clone();
+                match mode.as_str() {
+                    "ecb" => {
+                        assert!(iv.is_none());
+                        c.encrypt_blocks(&mut data);
+                        assert_eq!(data, ct, "{name} encrypt");
+                        c.decrypt_blocks(&mut data);
+                    }
+                    "cbc" => {
+                        let iv = iv.as_ref().unwrap();
+                        cbc(c, iv, &mut data, true);
+                        assert_eq!(data, ct, "{name} encrypt");
+                        cbc(c, iv, &mut data, false);
+                    }
+                    "ofb" => {
+                        let iv = iv.as_ref().unwrap();
+                        ofb(c, iv, &mut data);
+                        assert_eq!(data, ct, "{name} encrypt");
+                        ofb(c, iv, &mut data);
+                    }
+                    other => panic!("{name}: unexpected mode {other}"),
+                }
+                assert_eq!(data, pt, "{name} decrypt");
+            }
+        }
+    }
+
+    #[test]
+    fn key_lengths() {
+        for n in [0, 8, 15, 17, 23, 25, 32] {
+            assert!(matches!(
+                Tdes::new(&vec![0u8; n]),
+                Err(Error::InvalidKeyLength { got, .. }) if got == n
+            ));
+        }
+        assert_eq!(<Tdes as KeyInit>::KEY_SIZES, &[16, 24]);
+        let c = Tdes::new_from_slice(&[1u8; 24]).unwrap();
+        assert_eq!(c.block_size(), 8);
+        // Trailing bytes that do not fill a block are left alone.
+        let mut data = [7u8; 11];
+        c.encrypt_blocks(&mut data);
+        assert_eq!(&data[8..], &[7u8; 3]);
+        assert_ne!(&data[..8], &[7u8; 8]);
+    }
+
+    const STD_RECORDS: &str = r#"
+# tdes3-ecb-sp800-67-b1 / NIST SP 800-67 (Rev. 1) Appendix B, TDEA ECB example
+#   3-key TDEA (keying option 1): key = K1 || K2 || K3 = 0123456789abcdef || 23456789abcdef01 || 456789abcdef0123; C = E_K3(D_K2(E_K1(P)))
+#   pt = "The qufck brown fox jump" (the standard's spelling), 3 blocks, ECB
+#   SP 800-67 text itself not available here; values read from Legrandin/pycryptodome SelfTest/Cipher/test_DES3.py ('NIST SP800-67 B.1')
+cipher = tdes
+mode = ecb
+key = 0123456789abcdef23456789abcdef01456789abcdef0123
+pt = 54686520717566636b2062726f776e20666f78206a756d70
+ct = a826fd8ce53b855fcce21c8112256fe668d5c05dd9b6b900
+
+# tdes3-cbc-cavp-tcbcmmt3-enc0 / NIST CAVP TDES Multi-block Message Test TCBCMMT3.rsp (CAVS 11.1), [ENCRYPT] COUNT = 0
+#   3-key TDEA (keying option 1, K1, K2, K3 distinct); key = KEY1 || KEY2 || KEY3
+#   1-block message; values read from pyca/cryptography vectors/cryptography_vectors/ciphers/3DES/CBC/TCBCMMT3.rsp (commit 3af7061a66c8a6ed73c6073dc112c3a139c1ad84)
+cipher = tdes
+mode = cbc
+key = b5cb1504802326c73df186e3e352a20de643b0d63ee30e37
+iv = 43f791134c5647ba
+pt = dcc153cef81d6f24
+ct = 92538bd8af18d3ba
+
+# tdes3-cbc-cavp-tcbcmmt3-enc1 / NIST CAVP TDES Multi-block Message Test TCBCMMT3.rsp (CAVS 11.1), [ENCRYPT] COUNT = 1
+#   3-key TDEA (keying option 1, K1, K2, K3 distinct); key = KEY1 || KEY2 || KEY3
+#   2-block message; values read from pyca/cryptography vectors/cryptography_vectors/ciphers/3DES/CBC/TCBCMMT3.rsp (commit 3af7061a66c8a6ed73c6073dc112c3a139c1ad84)
+cipher = tdes
+mode = cbc
+key = a49d7564199e97cb529d2c9d97bf2f98d35edf57ba1f7358
+iv = c2e999cb6249023c
+pt = c689aee38a301bb316da75db36f110b5
+ct = e9afaba5ec75ea1bbe65506655bb4ecb
+
+# tdes3-cbc-cavp-tcbcmmt3-enc2 / NIST CAVP TDES Multi-block Message Test TCBCMMT3.rsp (CAVS 11.1), [ENCRYPT] COUNT = 2
+#   3-key TDEA (keying option 1, K1, K2, K3 distinct); key = KEY1 || KEY2 || KEY3
+#   3-block message; values read from pyca/cryptography vectors/cryptography_vectors/ciphers/3DES/CBC/TCBCMMT3.rsp (commit 3af7061a66c8a6ed73c6073dc112c3a139c1ad84)
+cipher = tdes
+mode = cbc
+key = 1a5d4c0825072a15a8ad9dfdaeda8c048adffb85bc4fced0
+iv = 7fcfa736f7548b6f
+pt = 983c3edacd939406010e1bc6ff9e12320ac5008117fa8f84
+ct = d84fa24f38cf451ca2c9adc960120bd8ff9871584fe31cee
+
+# tdes3-cbc-cavp-tcbcmmt3-enc3 / NIST CAVP TDES Multi-block Message Test TCBCMMT3.rsp (CAVS 11.1), [ENCRYPT] COUNT = 3
+#   3-key TDEA (keying option 1, K1, K2, K3 distinct); key = KEY1 || KEY2 || KEY3
+#   4-block message; values read from pyca/cryptography vectors/cryptography_vectors/ciphers/3DES/CBC/TCBCMMT3.rsp (commit 3af7061a66c8a6ed73c6073dc112c3a139c1ad84)
+cipher = tdes
+mode = cbc
+key = d98aadc76d4a3716158c32866efbb9ce834af2297379a49d
+iv = 3c5220327c502b44
+pt = 6174079dda53ca723ebf00a66837f8d5ce648c08acaa5ee45ffe62210ef79d3e
+ct = f5bd4d600bed77bec78409e3530ebda1d815506ed53103015b87e371ae000958
+
+# tdes2-ofb-cavp-tofbmmt2-enc0 / NIST CAVP TDES Multi-block Message Test TOFBMMT2.rsp (CAVS 11.1), [ENCRYPT] COUNT = 0
+#   2-key TDEA (keying option 2, K3 = K1); key = KEY1 || KEY2 || KEY3 (24 bytes, last 8 repeat the first 8)
+#   1-block message; values read from pyca/cryptography vectors/cryptography_vectors/ciphers/3DES/OFB/TOFBMMT2.rsp (commit 8573916ba3ea3b403f51ec4de4051db09fa91cda)
+cipher = tdes
+mode = ofb
+key = f2b546fbd6d3dfa4ba2c26ba255e7a3ef2b546fbd6d3dfa4
+iv = d88bb3a7f539d7f1
+pt = 824cec4211ddc264
+ct = c5f4ff499dfa5de8
+
+# tdes2-ofb-cavp-tofbmmt2-enc1 / NIST CAVP TDES Multi-block Message Test TOFBMMT2.rsp (CAVS 11.1), [ENCRYPT] COUNT = 1
+#   2-key TDEA (keying option 2, K3 = K1); key = KEY1 || KEY2 || KEY3 (24 bytes, last 8 repeat the first 8)
+#   2-block message; values read from pyca/cryptography vectors/cryptography_vectors/ciphers/3DES/OFB/TOFBMMT2.rsp (commit 8573916ba3ea3b403f51ec4de4051db09fa91cda)
+cipher = tdes
+mode = ofb
+key = 378c89d3b09170802af18013c2ef6210378c89d3b0917080
+iv = 007817d4bbdc69a1
+pt = 168260d5faed24b9f73aae088a477528
+ct = cfd4e0fadf100f3aa5eec0b30084df47
+
+# tdes2-ofb-cavp-tofbmmt2-enc2 / NIST CAVP TDES Multi-block Message Test TOFBMMT2.rsp (CAVS 11.1), [ENCRYPT] COUNT = 2
+#   2-key TDEA (keying option 2, K3 = K1); key = KEY1 || KEY2 || KEY3 (24 bytes, last 8 repeat the first 8)
+#   3-block message; values read from pyca/cryptography vectors/cryptography_vectors/ciphers/3DES/OFB/TOFBMMT2.rsp (commit 8573916ba3ea3b403f51ec4de4051db09fa91cda)
+cipher = tdes
+mode = ofb
+key = 61866e1c86d57a541301734c5dc86dae61866e1c86d57a54
+iv = d0ddad02a219226d
+pt = d5db2469ae56ecac5164195ed161eccc1720368f2726c060
+ct = 4821c0ca2de3bb2b982c7bd9cbe6a44a714d5c0a85b44e0f
+
+# tdes2-ofb-cavp-tofbmmt2-enc3 / NIST CAVP TDES Multi-block Message Test TOFBMMT2.rsp (CAVS 11.1), [ENCRYPT] COUNT = 3
+#   2-key TDEA (keying option 2, K3 = K1); key = KEY1 || KEY2 || KEY3 (24 bytes, last 8 repeat the first 8)
+#   4-block message; values read from pyca/cryptography vectors/cryptography_vectors/ciphers/3DES/OFB/TOFBMMT2.rsp (commit 8573916ba3ea3b403f51ec4de4051db09fa91cda)
+cipher = tdes
+mode = ofb
+key = 7c85a4805ee5a75115e052a80e4f2fda7c85a4805ee5a751
+iv = e76486c2d6309193
+pt = 1c5f01506fdc6d9d12959279db600005fbf7966f769e9bb8d7060abb21702c6b
+ct = a06a876b4343c15f282e6cbd4acdceab0b822a4bef9950565d4ddea10d89f3bb
+"#;
+}

@@ -1,1 +1,221 @@
-//! (being written)
+//! ChaCha20 (RFC 8439: 256-bit key, 96-bit nonce, 32-bit block counter) and XChaCha20
+//! (draft-irtf-cfrg-xchacha-03: 192-bit nonce through the HChaCha20 subkey).
+//!
+//! [`ChaCha20`] is a streaming cipher: `apply_keystream` may be called with any split of the input
+//! and gives the same output as one call over the whole input. Key stream is produced several
+//! blocks at a time (see `soft.rs`); unused bytes of a batch are kept for the next call. The block
+//! counter never wraps: a call that would need a block past counter 2^32 - 1 fails with
+//! [`Error::LengthLimit`] and changes nothing.
+//!
+//! ChaCha20 is constant-time by construction (additions, XORs and fixed rotations only).
+//!
+//! The free functions ([`qr`], [`quarter_round`], [`setup_state`], [`rounds`], [`block`],
+//! [`hchacha20`]) expose the RFC's intermediate values for the known-answer tests.
+
+mod soft;
+
+use crate::{Error, Result};
+use soft::{BATCH_BYTES, CONSTANTS, LANES};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// Number of 32-bit block counter values: the key stream of one (key, nonce) has 2^32 blocks.
+const COUNTER_SPACE: u64 = 1 << 32;
+
+/// The ChaCha quarter round on four words (RFC 8439 section 2.1): returns the new `(a, b, c, d)`.
+pub fn qr(a: u32, b: u32, c: u32, d: u32) -> (u32, u32, u32, u32) {
+    soft::quarter(a, b, c, d)
+}
+
+/// `QUARTERROUND(a, b, c, d)` on the words of a state (RFC 8439 section 2.2).
+///
+/// If any index is 16 or more the state is left unchanged (this never panics).
+pub fn quarter_round(s: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
+    if a < 16 && b < 16 && c < 16 && d < 16 {
+        soft::quarter_at(s, a, b, c, d);
+    }
+}
+
+/// The initial state (RFC 8439 section 2.3): constants, key words, block counter, nonce words.
+pub fn setup_state(key: &[u8; 32], counter: u32, nonce: &[u8; 12]) -> [u32; 16] {
+    let mut s = [0u32; 16];
+    s[..4].copy_from_slice(&CONSTANTS);
+    for (w, b) in s[4..12].iter_mut().zip(key.chunks_exact(4)) {
+        *w = le_word(b);
+    }
+    s[12] = counter;
+    for (w, b) in s[13..].iter_mut().zip(nonce.chunks_exact(4)) {
+        *w = le_word(b);
+    }
+    s
+}
+
+/// The 20 rounds applied to `state`, without adding the input (the RFC's "state after 20 rounds").
+pub fn rounds(state: &[u32; 16]) -> [u32; 16] {
+    soft::rounds20(state)
+}
+
+/// The ChaCha20 block function: the 20 rounds plus the word-wise addition of the input state.
+/// Serializing the result little-endian gives 64 bytes of key stream.
+pub fn block(state: &[u32; 16]) -> [u32; 16] {
+    let mut out = soft::rounds20(state);
+    for (o, i) in out.iter_mut().zip(state) {
+        *o = o.wrapping_add(*i);
+    }
+    out
+}
+
+/// HChaCha20 (draft-irtf-cfrg-xchacha-03 section 2.2): the 20 rounds over constants, key and a
+/// 128-bit nonce in place of counter || nonce, returning words 0..3 and 12..15 little-endian (no
+/// addition of the input state).
+pub fn hchacha20(key: &[u8; 32], nonce16: &[u8; 16]) -> [u8; 32] {
+    let mut s = [0u32; 16];
+    s[..4].copy_from_slice(&CONSTANTS);
+    for (w, b) in s[4..12].iter_mut().zip(key.chunks_exact(4)) {
+        *w = le_word(b);
+    }
+    for (w, b) in s[12..].iter_mut().zip(nonce16.chunks_exact(4)) {
+        *w = le_word(b);
+    }
+    let mut x = soft::rounds20(&s);
+    let mut out = [0u8; 32];
+    for (o, w) in out.chunks_exact_mut(4).zip(x[..4].iter().chain(&x[12..])) {
+        o.copy_from_slice(&w.to_le_bytes());
+    }
+    s.zeroize();
+    x.zeroize();
+    out
+}
+
+fn le_word(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// The ChaCha20 stream cipher of RFC 8439 (key 32 bytes, nonce 12 bytes, 32-bit block counter).
+///
+/// Encryption and decryption are the same call, [`ChaCha20::apply_keystream`]. Key material and
+/// buffered key stream are zeroized on drop.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct ChaCha20 {
+    /// Setup state; word 12 (the counter) is supplied per batch from `next_block`.
+    state: [u32; 16],
+    /// Key stream of the latest batch; bytes `pos..end` are still unused.
+    buf: [u8; BATCH_BYTES],
+    pos: usize,
+    end: usize,
+    /// Counter of the first block after the buffered batch (up to 2^32 = exhausted).
+    next_block: u64,
+}
+
+impl ChaCha20 {
+    /// Creates the cipher positioned at the start of block `counter`.
+    ///
+    /// Errors: [`Error::InvalidKeyLength`] unless `key` is 32 bytes, [`Error::InvalidNonceLength`]
+    /// unless `nonce` is 12 bytes.
+    pub fn new(key: &[u8], nonce: &[u8], counter: u32) -> Result<ChaCha20> {
+        let key: &[u8; 32] = key.try_into().map_err(|_| Error::InvalidKeyLength {
+            expected: "32",
+            got: key.len(),
+        })?;
+        let nonce: &[u8; 12] = nonce.try_into().map_err(|_| Error::InvalidNonceLength {
+            expected: "12",
+            got: nonce.len(),
+        })?;
+        Ok(ChaCha20 {
+            state: setup_state(key, counter, nonce),
+            buf: [0u8; BATCH_BYTES],
+            pos: 0,
+            end: 0,
+            next_block: u64::from(counter),
+        })
+    }
+
+    /// XORs the next `data.len()` key stream bytes into `data` (encrypts or decrypts in place).
+    ///
+    /// Errors: [`Error::LengthLimit`] if that would run past block counter 2^32 - 1; `data` and the
+    /// stream position are then unchanged.
+    pub fn apply_keystream(&mut self, data: &mut [u8]) -> Result<()> {
+        if (data.len() as u64) > self.remaining_bytes() {
+            return Err(Error::LengthLimit(
+                "ChaCha20 32-bit block counter would wrap (at most 256 GiB per nonce)",
+            ));
+        }
+        let mut rest = data;
+        while !rest.is_empty() {
+            if self.pos == self.end {
+                self.refill();
+            }
+            let n = rest.len().min(self.end - self.pos);
+            let (now, later) = rest.split_at_mut(n);
+            crate::util::xor_in_place(now, &self.buf[self.pos..self.pos + n]);
+            self.pos += n;
+            rest = later;
+        }
+        Ok(())
+    }
+
+    /// Key stream bytes left before the block counter would wrap.
+    pub fn remaining_bytes(&self) -> u64 {
+        (self.end - self.pos) as u64 + (COUNTER_SPACE - self.next_block) * 64
+    }
+
+    /// Computes the next batch of key stream; only called while blocks remain.
+    fn refill(&mut self) {
+        let blocks = (COUNTER_SPACE - self.next_block).min(LANES as u64);
+        // `next_block < 2^32` here, so the cast is exact.
+        soft::keystream_batch(&self.state, self.next_block as u32, &mut self.buf);
+        self.next_block += blocks;
+        self.pos = 0;
+        self.end = blocks as usize * 64;
+    }
+}
+
+/// XChaCha20 (draft-irtf-cfrg-xchacha-03 section 2.3): ChaCha20 keyed with
+/// `hchacha20(key, nonce[..16])` and the nonce `0^32 || nonce[16..24]`.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct XChaCha20 {
+    inner: ChaCha20,
+}
+
+impl XChaCha20 {
+    /// Creates the cipher positioned at the start of block `counter`.
+    ///
+    /// Errors: [`Error::InvalidKeyLength`] unless `key` is 32 bytes, [`Error::InvalidNonceLength`]
+    /// unless `nonce` is 24 bytes.
+    pub fn new(key: &[u8], nonce: &[u8], counter: u32) -> Result<XChaCha20> {
+        let (mut subkey, inner_nonce) = xchacha_subkey(key, nonce)?;
+        let inner = ChaCha20::new(&subkey, &inner_nonce, counter);
+        subkey.zeroize();
+        Ok(XChaCha20 { inner: inner? })
+    }
+
+    /// XORs the next `data.len()` key stream bytes into `data`; see [`ChaCha20::apply_keystream`].
+    pub fn apply_keystream(&mut self, data: &mut [u8]) -> Result<()> {
+        self.inner.apply_keystream(data)
+    }
+
+    /// Key stream bytes left before the block counter would wrap.
+    pub fn remaining_bytes(&self) -> u64 {
+        self.inner.remaining_bytes()
+    }
+}
+
+/// Checks an XChaCha20 key and 24-byte nonce and returns the HChaCha20 subkey and the 12-byte
+/// ChaCha20 nonce `0^32 || nonce[16..24]`. The caller zeroizes the subkey.
+pub(crate) fn xchacha_subkey(key: &[u8], nonce: &[u8]) -> Result<([u8; 32], [u8; 12])> {
+    let key: &[u8; 32] = key.try_into().map_err(|_| Error::InvalidKeyLength {
+        expected: "32",
+        got: key.len(),
+    })?;
+    let nonce: &[u8; 24] = nonce.try_into().map_err(|_| Error::InvalidNonceLength {
+        expected: "24",
+        got: nonce.len(),
+    })?;
+    let mut head = [0u8; 16];
+    head.copy_from_slice(&nonce[..16]);
+    let mut inner_nonce = [0u8; 12];
+    inner_nonce[4..].copy_from_slice(&nonce[16..]);
+    Ok((hchacha20(key, &head), inner_nonce))
+}
+
+#[cfg(test)]
+mod tests;

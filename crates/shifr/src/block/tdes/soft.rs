@@ -1,0 +1,238 @@
+//! Portable DES core (FIPS 46-3): the tables of the standard, the key schedule and the 16-round
+//! Feistel network, arranged so that a TDEA block needs only one initial and one final permutation.
+//!
+//! The eight S-boxes are merged with the permutation P into eight 64-entry `u32` tables (`SP`,
+//! built at compile time from the standard's S and P tables). Their indices depend on the key and
+//! the data: this path uses secret-indexed table lookups and is not constant-time against an
+//! attacker who can observe cache timing.
+
+/// Round keys of one DES key: for each of the 16 rounds, the eight 6-bit groups of K_n
+/// (group i feeds S-box i + 1).
+pub(super) type Schedule = [[u8; 8]; 16];
+
+/// Initial permutation IP: output bit i (1-based, most significant first) is input bit IP[i].
+const IP: [u8; 64] = [
+    58, 50, 42, 34, 26, 18, 10, 2, 60, 52, 44, 36, 28, 20, 12, 4, //
+    62, 54, 46, 38, 30, 22, 14, 6, 64, 56, 48, 40, 32, 24, 16, 8, //
+    57, 49, 41, 33, 25, 17, 9, 1, 59, 51, 43, 35, 27, 19, 11, 3, //
+    61, 53, 45, 37, 29, 21, 13, 5, 63, 55, 47, 39, 31, 23, 15, 7,
+];
+
+/// Final permutation IP^-1, derived from IP rather than copied.
+const FP: [u8; 64] = invert(&IP);
+
+/// Permutation P applied to the S-box outputs.
+const P: [u8; 32] = [
+    16, 7, 20, 21, 29, 12, 28, 17, 1, 15, 23, 26, 5, 18, 31, 10, //
+    2, 8, 24, 14, 32, 27, 3, 9, 19, 13, 30, 6, 22, 11, 4, 25,
+];
+
+/// Permuted choice 1: the 56 key bits (parity bits dropped) forming C0 || D0.
+const PC1: [u8; 56] = [
+    57, 49, 41, 33, 25, 17, 9, 1, 58, 50, 42, 34, 26, 18, //
+    10, 2, 59, 51, 43, 35, 27, 19, 11, 3, 60, 52, 44, 36, //
+    63, 55, 47, 39, 31, 23, 15, 7, 62, 54, 46, 38, 30, 22, //
+    14, 6, 61, 53, 45, 37, 29, 21, 13, 5, 28, 20, 12, 4,
+];
+
+/// Permuted choice 2: the 48 bits of K_n taken from C_n || D_n.
+const PC2: [u8; 48] = [
+    14, 17, 11, 24, 1, 5, 3, 28, 15, 6, 21, 10, //
+    23, 19, 12, 4, 26, 8, 16, 7, 27, 20, 13, 2, //
+    41, 52, 31, 37, 47, 55, 30, 40, 51, 45, 33, 48, //
+    44, 49, 39, 56, 34, 53, 46, 42, 50, 36, 29, 32,
+];
+
+/// Left shifts of C and D before each round's PC2.
+const SHIFTS: [u8; 16] = [1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 1];
+
+/// S-boxes S1..S8, each as 4 rows (selected by the outer input bits) of 16 columns.
+const S: [[[u8; 16]; 4]; 8] = [
+    [
+        [14, 4, 13, 1, 2, 15, 11, 8, 3, 10, 6, 12, 5, 9, 0, 7],
+        [0, 15, 7, 4, 14, 2, 13, 1, 10, 6, 12, 11, 9, 5, 3, 8],
+        [4, 1, 14, 8, 13, 6, 2, 11, 15, 12, 9, 7, 3, 10, 5, 0],
+        [15, 12, 8, 2, 4, 9, 1, 7, 5, 11, 3, 14, 10, 0, 6, 13],
+    ],
+    [
+        [15, 1, 8, 14, 6, 11, 3, 4, 9, 7, 2, 13, 12, 0, 5, 10],
+        [3, 13, 4, 7, 15, 2, 8, 14, 12, 0, 1, 10, 6, 9, 11, 5],
+        [0, 14, 7, 11, 10, 4, 13, 1, 5, 8, 12, 6, 9, 3, 2, 15],
+        [13, 8, 10, 1, 3, 15, 4, 2, 11, 6, 7, 12, 0, 5, 14, 9],
+    ],
+    [
+        [10, 0, 9, 14, 6, 3, 15, 5, 1, 13, 12, 7, 11, 4, 2, 8],
+        [13, 7, 0, 9, 3, 4, 6, 10, 2, 8, 5, 14, 12, 11, 15, 1],
+        [13, 6, 4, 9, 8, 15, 3, 0, 11, 1, 2, 12, 5, 10, 14, 7],
+        [1, 10, 13, 0, 6, 9, 8, 7, 4, 15, 14, 3, 11, 5, 2, 12],
+    ],
+    [
+        [7, 13, 14, 3, 0, 6, 9, 10, 1, 2, 8, 5, 11, 12, 4, 15],
+        [13, 8, 11, 5, 6, 15, 0, 3, 4, 7, 2, 12, 1, 10, 14, 9],
+        [10, 6, 9, 0, 12, 11, 7, 13, 15, 1, 3, 14, 5, 2, 8, 4],
+        [3, 15, 0, 6, 10, 1, 13, 8, 9, 4, 5, 11, 12, 7, 2, 14],
+    ],
+    [
+        [2, 12, 4, 1, 7, 10, 11, 6, 8, 5, 3, 15, 13, 0, 14, 9],
+        [14, 11, 2, 12, 4, 7, 13, 1, 5, 0, 15, 10, 3, 9, 8, 6],
+        [4, 2, 1, 11, 10, 13, 7, 8, 15, 9, 12, 5, 6, 3, 0, 14],
+        [11, 8, 12, 7, 1, 14, 2, 13, 6, 15, 0, 9, 10, 4, 5, 3],
+    ],
+    [
+        [12, 1, 10, 15, 9, 2, 6, 8, 0, 13, 3, 4, 14, 7, 5, 11],
+        [10, 15, 4, 2, 7, 12, 9, 5, 6, 1, 13, 14, 0, 11, 3, 8],
+        [9, 14, 15, 5, 2, 8, 12, 3, 7, 0, 4, 10, 1, 13, 11, 6],
+        [4, 3, 2, 12, 9, 5, 15, 10, 11, 14, 1, 7, 6, 0, 8, 13],
+    ],
+    [
+        [4, 11, 2, 14, 15, 0, 8, 13, 3, 12, 9, 7, 5, 10, 6, 1],
+        [13, 0, 11, 7, 4, 9, 1, 10, 14, 3, 5, 12, 2, 15, 8, 6],
+        [1, 4, 11, 13, 12, 3, 7, 14, 10, 15, 6, 8, 0, 5, 9, 2],
+        [6, 11, 13, 8, 1, 4, 10, 7, 9, 5, 0, 15, 14, 2, 3, 12],
+    ],
+    [
+        [13, 2, 8, 4, 6, 15, 11, 1, 10, 9, 3, 14, 5, 0, 12, 7],
+        [1, 15, 13, 8, 10, 3, 7, 4, 12, 5, 6, 11, 0, 14, 9, 2],
+        [7, 11, 4, 1, 9, 12, 14, 2, 0, 6, 10, 13, 15, 3, 5, 8],
+        [2, 1, 14, 7, 4, 10, 8, 13, 15, 12, 9, 0, 3, 5, 6, 11],
+    ],
+];
+
+/// `SP[i][b]`: P applied to the output of S-box i + 1 on the 6-bit input `b`, placed in its nibble.
+static SP: [[u32; 64]; 8] = build_sp();
+
+/// Bit permutation in the standard's notation: output bit j (1-based, most significant first, of
+/// a `table.len()`-bit result) is bit `table[j]` (1-based, most significant first) of the
+/// `in_bits`-bit input. Data-independent: a fixed sequence of shifts.
+const fn permute(input: u64, in_bits: u32, table: &[u8]) -> u64 {
+    let mut out = 0u64;
+    let mut j = 0;
+    while j < table.len() {
+        out = (out << 1) | ((input >> (in_bits - table[j] as u32)) & 1);
+        j += 1;
+    }
+    out
+}
+
+const fn invert(table: &[u8; 64]) -> [u8; 64] {
+    let mut inv = [0u8; 64];
+    let mut j = 0;
+    while j < 64 {
+        inv[table[j] as usize - 1] = j as u8 + 1;
+        j += 1;
+    }
+    inv
+}
+
+const fn build_sp() -> [[u32; 64]; 8] {
+    let mut sp = [[0u32; 64]; 8];
+    let mut i = 0;
+    while i < 8 {
+        let mut b = 0;
+        while b < 64 {
+            // Row from the outer bits b1 b6, column from the inner bits b2..b5.
+            let row = ((b >> 4) & 2) | (b & 1);
+            let col = (b >> 1) & 0xf;
+            let nibble = (S[i][row][col] as u64) << (28 - 4 * i);
+            sp[i][b] = permute(nibble, 32, &P) as u32;
+            b += 1;
+        }
+        i += 1;
+    }
+    sp
+}
+
+/// The 16 round keys of one 8-byte DES key (parity bits ignored).
+pub(super) fn schedule(key: &[u8; 8]) -> Schedule {
+    const MASK28: u32 = 0x0fff_ffff;
+    let cd = permute(u64::from_be_bytes(*key), 64, &PC1);
+    let mut c = (cd >> 28) as u32 & MASK28;
+    let mut d = cd as u32 & MASK28;
+    let mut ks = [[0u8; 8]; 16];
+    for (round, shift) in ks.iter_mut().zip(SHIFTS) {
+        c = ((c << shift) | (c >> (28 - shift))) & MASK28;
+        d = ((d << shift) | (d >> (28 - shift))) & MASK28;
+        let k = permute((u64::from(c) << 28) | u64::from(d), 56, &PC2);
+        for (i, group) in round.iter_mut().enumerate() {
+            *group = ((k >> (42 - 6 * i)) & 0x3f) as u8;
+        }
+    }
+    ks
+}
+
+/// The schedule in reverse round order: DES decryption with the same key.
+pub(super) fn reversed(ks: &Schedule) -> Schedule {
+    let mut r = *ks;
+    r.reverse();
+    r
+}
+
+/// The cipher function f(R, K) = P(S(E(R) xor K)). Group i of E(R) is bits 4i .. 4i+5 of R
+/// (1-based, bit 0 meaning bit 32), which a rotation brings to the low six bits.
+#[inline(always)]
+fn f(r: u32, k: &[u8; 8]) -> u32 {
+    let mut out = 0;
+    for (i, (sp, kg)) in SP.iter().zip(k).enumerate() {
+        let group = (r.rotate_left(4 * i as u32 + 5) & 0x3f) as u8 ^ kg;
+        out |= sp[usize::from(group)];
+    }
+    out
+}
+
+/// Sixteen rounds on (L0, R0); returns the pre-output (R16, L16), which is also the (L0, R0) of a
+/// following DES operation once its IP has cancelled this one's IP^-1.
+#[inline(always)]
+fn rounds(mut l: u32, mut r: u32, ks: &Schedule) -> (u32, u32) {
+    for k in ks {
+        let next = l ^ f(r, k);
+        l = r;
+        r = next;
+    }
+    (r, l)
+}
+
+/// Runs one 8-byte block through DES with each schedule in turn (E or D depending on whether
+/// the schedule is forward or reversed), with one IP at the start and one IP^-1 at the end.
+pub(super) fn crypt_block(block: &mut [u8], schedules: &[Schedule; 3]) {
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&block[..8]);
+    let x = permute(u64::from_be_bytes(bytes), 64, &IP);
+    let (mut l, mut r) = ((x >> 32) as u32, x as u32);
+    for ks in schedules {
+        (l, r) = rounds(l, r, ks);
+    }
+    let y = permute((u64::from(l) << 32) | u64::from(r), 64, &FP);
+    block[..8].copy_from_slice(&y.to_be_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fp_inverts_ip() {
+        let x = 0x0123_4567_89ab_cdefu64;
+        assert_eq!(permute(permute(x, 64, &IP), 64, &FP), x);
+        assert_eq!(permute(permute(x, 64, &FP), 64, &IP), x);
+    }
+
+    /// Each S-box row is a permutation of 0..15 (catches a mistyped entry); P and PC2 use
+    /// each position at most once.
+    #[test]
+    fn tables_are_well_formed() {
+        for sbox in &S {
+            for row in sbox {
+                let mut seen = [false; 16];
+                row.iter().for_each(|&v| seen[usize::from(v)] = true);
+                assert!(seen.iter().all(|&s| s));
+            }
+        }
+        let mut p = P.to_vec();
+        p.sort();
+        assert_eq!(p, (1..=32).collect::<Vec<u8>>());
+        let mut pc2 = PC2.to_vec();
+        pc2.sort();
+        pc2.dedup();
+        assert_eq!(pc2.len(), 48);
+    }
+}
