@@ -1,1 +1,356 @@
-//! (being written)
+//! Kuznyechik (GOST R 34.12-2015, RFC 7801): 128-bit block, 256-bit key.
+//!
+//! Every byte string is in the order RFC 7801 prints it (byte 0 = a_15, the most significant byte).
+//!
+//! Side channels: the portable backend is NOT constant-time. Encryption uses fused tables (16 tables
+//! of 256 16-byte entries combining the S-box PI with the linear map L, built on first use from PI and
+//! L's coefficients) and decryption the corresponding inverse tables; their lookups are indexed by key-
+//! and data-dependent bytes, which cache-timing attacks can observe.
+//!
+//! The reference transformations (`transform_s`, `transform_r`, `transform_l`, [`round_constant`],
+//! [`Kuznyechik::trace_block`]) follow the standard's definitions byte by byte and are independent of
+//! the tables; the known-answer tests check both.
+
+mod soft;
+mod tables;
+
+pub use tables::PI;
+
+use tables::{gf_mul, L_COEFFS, PI_INV};
+use zeroize::Zeroize;
+
+use crate::block::{BlockCipher, KeyInit};
+use crate::{Error, Result};
+
+/// Block size in bytes.
+pub const BLOCK_SIZE: usize = 16;
+/// Key size in bytes.
+pub const KEY_SIZE: usize = 32;
+
+/// The nonlinear bijection `S`: [`PI`] applied to every byte.
+pub fn transform_s(a: &[u8; 16]) -> [u8; 16] {
+    a.map(|b| PI[b as usize])
+}
+
+/// `S^-1`.
+pub fn transform_s_inv(a: &[u8; 16]) -> [u8; 16] {
+    a.map(|b| PI_INV[b as usize])
+}
+
+/// The linear function `l(a_15, ..., a_0)` over the block in wire order.
+fn l_function(a: &[u8; 16]) -> u8 {
+    a.iter()
+        .zip(&L_COEFFS)
+        .fold(0, |acc, (&x, &c)| acc ^ gf_mul(x, c))
+}
+
+/// `R(a_15 || ... || a_0) = l(a_15, ..., a_0) || a_15 || ... || a_1`.
+pub fn transform_r(a: &[u8; 16]) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    out[0] = l_function(a);
+    out[1..].copy_from_slice(&a[..15]);
+    out
+}
+
+/// `R^-1(a_15 || ... || a_0) = a_14 || ... || a_0 || l(a_14, ..., a_0, a_15)`.
+pub fn transform_r_inv(a: &[u8; 16]) -> [u8; 16] {
+    let mut rotated = [0u8; 16];
+    rotated[..15].copy_from_slice(&a[1..]);
+    rotated[15] = a[0];
+    let mut out = rotated;
+    out[15] = l_function(&rotated);
+    out
+}
+
+/// `L = R^16`.
+pub fn transform_l(a: &[u8; 16]) -> [u8; 16] {
+    (0..16).fold(*a, |x, _| transform_r(&x))
+}
+
+/// `L^-1 = (R^-1)^16`.
+pub fn transform_l_inv(a: &[u8; 16]) -> [u8; 16] {
+    (0..16).fold(*a, |x, _| transform_r_inv(&x))
+}
+
+/// The key-schedule constant `C_i = L(Vec_128(i))` (used for i = 1..32).
+pub fn round_constant(i: u8) -> [u8; 16] {
+    let mut v = [0u8; 16];
+    v[15] = i;
+    transform_l(&v)
+}
+
+fn xor(a: &[u8; 16], b: &[u8; 16]) -> [u8; 16] {
+    core::array::from_fn(|i| a[i] ^ b[i])
+}
+
+/// Kuznyechik with the portable fused-table backend (not constant-time; see the module documentation).
+#[derive(Clone)]
+pub struct Kuznyechik {
+    /// K_1..K_10 as big-endian `u128`.
+    keys: [u128; 10],
+    /// K_1, then `L^-1(K_2)..L^-1(K_10)`, for the table-driven decryption.
+    inv_keys: [u128; 10],
+}
+
+impl Kuznyechik {
+    /// Expands a 32-byte key.
+    pub fn new(key: &[u8]) -> Result<Kuznyechik> {
+        if key.len() != KEY_SIZE {
+            return Err(Error::InvalidKeyLength {
+                expected: "32",
+                got: key.len(),
+            });
+        }
+        let mut keys = [0u128; 10];
+        let mut half = [0u8; 16];
+        half.copy_from_slice(&key[..16]);
+        let mut a1 = u128::from_be_bytes(half);
+        half.copy_from_slice(&key[16..]);
+        let mut a0 = u128::from_be_bytes(half);
+        half.zeroize();
+        keys[0] = a1;
+        keys[1] = a0;
+        // Four times eight Feistel steps F[C](a1, a0) = (LSX[C](a1) ^ a0, a1) yield K_3..K_10.
+        for pair in 1..5 {
+            for j in 1..=8u8 {
+                let c = u128::from_be_bytes(round_constant(8 * (pair as u8 - 1) + j));
+                (a1, a0) = (soft::lsx(c, a1) ^ a0, a1);
+            }
+            keys[2 * pair] = a1;
+            keys[2 * pair + 1] = a0;
+        }
+        a1.zeroize();
+        a0.zeroize();
+        let mut inv_keys = keys;
+        for k in &mut inv_keys[1..] {
+            *k = soft::l_inv(*k);
+        }
+        Ok(Kuznyechik { keys, inv_keys })
+    }
+
+    /// The round keys K_1..K_10 in wire order.
+    pub fn round_keys(&self) -> [[u8; 16]; 10] {
+        self.keys.map(u128::to_be_bytes)
+    }
+
+    /// `LSX[K_i]...LSX[K_1](block)` for i = 1..9 (the RFC's lsx1..lsx9), computed with the reference
+    /// transformations rather than the fused tables.
+    pub fn trace_block(&self, block: &[u8; 16]) -> [[u8; 16]; 9] {
+        let mut x = *block;
+        let mut trace = [[0u8; 16]; 9];
+        for (state, k) in trace.iter_mut().zip(self.round_keys()) {
+            x = transform_l(&transform_s(&xor(&x, &k)));
+            *state = x;
+        }
+        trace
+    }
+}
+
+impl Drop for Kuznyechik {
+    fn drop(&mut self) {
+        self.keys.zeroize();
+        self.inv_keys.zeroize();
+    }
+}
+
+impl core::fmt::Debug for Kuznyechik {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Kuznyechik").finish_non_exhaustive()
+    }
+}
+
+impl BlockCipher for Kuznyechik {
+    fn block_size(&self) -> usize {
+        BLOCK_SIZE
+    }
+    fn encrypt_blocks(&self, data: &mut [u8]) {
+        soft::encrypt_blocks(&self.keys, data);
+    }
+    fn decrypt_blocks(&self, data: &mut [u8]) {
+        soft::decrypt_blocks(&self.keys, &self.inv_keys, data);
+    }
+}
+
+impl KeyInit for Kuznyechik {
+    const KEY_SIZES: &'static [usize] = &[KEY_SIZE];
+
+    fn new_from_slice(key: &[u8]) -> Result<Kuznyechik> {
+        Kuznyechik::new(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(s: &str) -> [u8; 16] {
+        hex::decode(s).unwrap().try_into().unwrap()
+    }
+
+    // Records from /work/shared/vectors/gost.txt (RFC 7801 §5; GOST R 34.13-2015 A.1.1).
+    const KEY: &str = "8899aabbccddeeff0011223344556677fedcba98765432100123456789abcdef";
+
+    fn check_chain(f: fn(&[u8; 16]) -> [u8; 16], inv: fn(&[u8; 16]) -> [u8; 16], chain: &[&str]) {
+        for w in chain.windows(2) {
+            assert_eq!(hex::encode(f(&block(w[0]))), w[1]);
+            assert_eq!(hex::encode(inv(&block(w[1]))), w[0]);
+        }
+    }
+
+    #[test]
+    fn transform_s_matches_rfc7801_5_1() {
+        let chain = [
+            "ffeeddccbbaa99881122334455667700",
+            "b66cd8887d38e8d77765aeea0c9a7efc",
+            "559d8dd7bd06cbfe7e7b262523280d39",
+            "0c3322fed531e4630d80ef5c5a81c50b",
+            "23ae65633f842d29c5df529c13f5acda",
+        ];
+        check_chain(transform_s, transform_s_inv, &chain);
+    }
+
+    #[test]
+    fn transform_r_matches_rfc7801_5_2() {
+        let chain = [
+            "00000000000000000000000000000100",
+            "94000000000000000000000000000001",
+            "a5940000000000000000000000000000",
+            "64a59400000000000000000000000000",
+            "0d64a594000000000000000000000000",
+        ];
+        check_chain(transform_r, transform_r_inv, &chain);
+    }
+
+    #[test]
+    fn transform_l_matches_rfc7801_5_3() {
+        let chain = [
+            "64a59400000000000000000000000000",
+            "d456584dd0e3e84cc3166e4b7fa2890d",
+            "79d26221b87b584cd42fbc4ffea5de9a",
+            "0e93691a0cfc60408b7b68f66b513c13",
+            "e6a8094fee0aa204fd97bcb0b44b8580",
+        ];
+        check_chain(transform_l, transform_l_inv, &chain);
+    }
+
+    #[test]
+    fn key_schedule_matches_rfc7801_5_4() {
+        let c = [
+            "6ea276726c487ab85d27bd10dd849401",
+            "dc87ece4d890f4b3ba4eb92079cbeb02",
+            "b2259a96b4d88e0be7690430a44f7f03",
+            "7bcd1b0b73e32ba5b79cb140f2551504",
+            "156f6d791fab511deabb0c502fd18105",
+            "a74af7efab73df160dd208608b9efe06",
+            "c9e8819dc73ba5ae50f5b570561a6a07",
+            "f6593616e6055689adfba18027aa2a08",
+        ];
+        for (i, want) in c.iter().enumerate() {
+            assert_eq!(
+                hex::encode(round_constant(i as u8 + 1)),
+                *want,
+                "C_{}",
+                i + 1
+            );
+        }
+        let k = [
+            "8899aabbccddeeff0011223344556677",
+            "fedcba98765432100123456789abcdef",
+            "db31485315694343228d6aef8cc78c44",
+            "3d4553d8e9cfec6815ebadc40a9ffd04",
+            "57646468c44a5e28d3e59246f429f1ac",
+            "bd079435165c6432b532e82834da581b",
+            "51e640757e8745de705727265a0098b1",
+            "5a7925017b9fdd3ed72a91a22286f984",
+            "bb44e25378c73123a5f32f73cdb6e517",
+            "72e9dd7416bcf45b755dbaa88e4a4043",
+        ];
+        let cipher = Kuznyechik::new(&hex::decode(KEY).unwrap()).unwrap();
+        for (i, (got, want)) in cipher.round_keys().iter().zip(k).enumerate() {
+            assert_eq!(hex::encode(got), want, "K_{}", i + 1);
+        }
+    }
+
+    #[test]
+    fn trace_and_block_match_rfc7801_5_5() {
+        let lsx = [
+            "e297b686e355b0a1cf4a2f9249140830",
+            "285e497a0862d596b36f4258a1c69072",
+            "0187a3a429b567841ad50d29207cc34e",
+            "ec9bdba057d4f4d77c5d70619dcad206",
+            "1357fd11de9257290c2a1473eb6bcde1",
+            "28ae31e7d4c2354261027ef0b32897df",
+            "07e223d56002c013d3f5e6f714b86d2d",
+            "cd8ef6cd97e0e092a8e4cca61b38bf65",
+            "0d8e40e4a800d06b2f1b37ea379ead8e",
+        ];
+        let cipher = Kuznyechik::new(&hex::decode(KEY).unwrap()).unwrap();
+        let pt = block("1122334455667700ffeeddccbbaa9988");
+        for (i, (got, want)) in cipher.trace_block(&pt).iter().zip(lsx).enumerate() {
+            assert_eq!(hex::encode(got), want, "lsx{}", i + 1);
+        }
+        let mut b = pt;
+        cipher.encrypt_blocks(&mut b);
+        assert_eq!(hex::encode(b), "7f679d90bebc24305a468d42b9d4edcd");
+        cipher.decrypt_blocks(&mut b);
+        assert_eq!(b, pt);
+    }
+
+    #[test]
+    fn ecb_matches_gost_r_34_13_a11() {
+        let cipher = Kuznyechik::new(&hex::decode(KEY).unwrap()).unwrap();
+        let pt = hex::decode(
+            "1122334455667700ffeeddccbbaa998800112233445566778899aabbcceeff0a\
+             112233445566778899aabbcceeff0a002233445566778899aabbcceeff0a0011",
+        )
+        .unwrap();
+        let ct = "7f679d90bebc24305a468d42b9d4edcdb429912c6e0032f9285452d76718d08b\
+                  f0ca33549d247ceef3f5a5313bd4b157d0b09ccde830b9eb3a02c4c5aa8ada98";
+        // 0..4 blocks plus a trailing partial block: interleaved pairs, the single remainder, the tail.
+        for blocks in 0..=4 {
+            let mut data = pt[..16 * blocks].to_vec();
+            data.extend_from_slice(&[0x55; 5]);
+            cipher.encrypt_blocks(&mut data);
+            assert_eq!(hex::encode(&data[..16 * blocks]), ct[..32 * blocks]);
+            assert_eq!(&data[16 * blocks..], &[0x55; 5]);
+            cipher.decrypt_blocks(&mut data);
+            assert_eq!(&data[..16 * blocks], &pt[..16 * blocks]);
+        }
+    }
+
+    #[test]
+    fn fused_tables_agree_with_reference_transforms() {
+        let t = tables::fused();
+        for i in 0..16 {
+            for x in [0u8, 1, 0x5a, 0xa5, 0xff] {
+                let mut v = [0u8; 16];
+                v[i] = x;
+                let want = transform_l(&transform_s(&v));
+                // All 16 tables are summed, so the zero bytes contribute L(PI[0] at byte j) as S(v) has.
+                let mut got = 0u128;
+                for (j, table) in t.encrypt.iter().enumerate() {
+                    got ^= table[v[j] as usize];
+                }
+                assert_eq!(got.to_be_bytes(), want);
+                let mut got = 0u128;
+                for (j, table) in t.decrypt.iter().enumerate() {
+                    got ^= table[v[j] as usize];
+                }
+                assert_eq!(got.to_be_bytes(), transform_l_inv(&transform_s_inv(&v)));
+            }
+        }
+    }
+
+    #[test]
+    fn wrong_key_lengths_are_rejected() {
+        for len in [0, 16, 31, 33, 64] {
+            assert_eq!(
+                Kuznyechik::new(&vec![0u8; len]).unwrap_err(),
+                Error::InvalidKeyLength {
+                    expected: "32",
+                    got: len
+                }
+            );
+        }
+    }
+}

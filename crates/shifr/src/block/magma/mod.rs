@@ -10,6 +10,9 @@
 //!   `Magma` (same S-boxes) with every 4-byte key word byte-reversed on the byte-reversed block,
 //!   reversed again. Differential tests against `openssl enc -engine gost -gost89-cbc` pin this down.
 //!
+//! `SBox::Tc26Z` is the default everywhere (it is Magma's only S-box set and gost-engine 3.x's default
+//! for `gost89*`); `SBox::CryptoProA` is the RFC 4357 set of older GOST 28147-89 deployments.
+//!
 //! Side channels: the portable backend evaluates the round function with four 256-entry tables
 //! (pairs of 4-bit S-boxes, the rotation by 11 folded in) indexed by key- and data-dependent bytes.
 //! These secret-indexed lookups are NOT constant-time: cache-timing attacks can observe them.
@@ -198,9 +201,10 @@ impl BlockCipher for Gost28147 {
 impl KeyInit for Gost28147 {
     const KEY_SIZES: &'static [usize] = &[KEY_SIZE];
 
-    /// Uses id-Gost28147-89-CryptoPro-A-ParamSet, the default parameter set of OpenSSL's gost89 ciphers.
+    /// Uses [`SBox::default`] (id-tc26-gost-28147-param-Z), which is also what OpenSSL gost-engine 3.x
+    /// uses for `gost89*` when no `CRYPT_PARAMS` is configured.
     fn new_from_slice(key: &[u8]) -> Result<Gost28147> {
-        Gost28147::new(key, SBox::CryptoProA)
+        Gost28147::new(key, SBox::default())
     }
 
     /// Keeps the S-box set.

@@ -6,10 +6,12 @@
 /// least significant nibble: `Pi'_i` in GOST R 34.12-2015 / RFC 8891, `K(i+1)` in RFC 4357.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum SBox {
-    /// id-tc26-gost-28147-param-Z (RFC 7836 App. C): the fixed S-boxes of GOST R 34.12-2015 Magma.
+    /// id-tc26-gost-28147-param-Z (RFC 7836 App. C): the fixed S-boxes of GOST R 34.12-2015 Magma, and
+    /// the default parameter set of OpenSSL gost-engine 3.x for its `gost89*` ciphers.
     #[default]
     Tc26Z,
-    /// id-Gost28147-89-CryptoPro-A-ParamSet (RFC 4357 §11.1): the default of OpenSSL's `gost89` ciphers.
+    /// id-Gost28147-89-CryptoPro-A-ParamSet (RFC 4357 §11.1), the classic CryptoPro GOST 28147-89 set
+    /// (gost-engine uses it when configured with `CRYPT_PARAMS = id-Gost28147-89-CryptoPro-A-ParamSet`).
     CryptoProA,
 }
 
