@@ -1,1 +1,72 @@
-//! (being written)
+//! Cipher block chaining (SP 800-38A section 6.2) with the GOST R 34.13-2015 section 4.4 register: the IV
+//! is `m = z*n` bytes and block `i` chains to block `i - z`, i.e. `z` interleaved CBC chains
+//! (`z = 1` is plain CBC). Encryption enciphers the `z` independent blocks of each round in one batch;
+//! decryption is fully parallel and goes through `decrypt_blocks` in large batches.
+
+use crate::block::BlockCipher;
+use crate::util::xor_in_place;
+use crate::{Error, Result};
+
+/// Blocks per decryption batch (rounded down to a whole number of register rounds).
+const BATCH_BLOCKS: usize = 64;
+
+/// Checks the register (`iv.len() = z*n`, `z >= 1`) and the data alignment; returns `(n, z)`.
+pub(crate) fn check_register(n: usize, iv: &[u8], data_len: usize) -> Result<(usize, usize)> {
+    if n == 0 || iv.is_empty() || iv.len() % n != 0 {
+        return Err(Error::InvalidIvLength {
+            expected: "a positive multiple of the block size",
+            got: iv.len(),
+        });
+    }
+    if data_len % n != 0 {
+        return Err(Error::NotBlockAligned { block: n, got: data_len });
+    }
+    Ok((n, iv.len() / n))
+}
+
+/// Encrypts `data` (a whole number of blocks) in place with register `iv` of `z*n` bytes.
+pub fn encrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
+    check_register(c.block_size(), iv, data.len())?;
+    let m = iv.len();
+    // Round r covers bytes [r*m, (r+1)*m); each of its blocks chains to the same position one round back.
+    let mut first = true;
+    let mut offset = 0;
+    while offset < data.len() {
+        let end = (offset + m).min(data.len());
+        let (done, rest) = data.split_at_mut(offset);
+        let round = &mut rest[..end - offset];
+        if first {
+            xor_in_place(round, iv);
+            first = false;
+        } else {
+            xor_in_place(round, &done[offset - m..]);
+        }
+        c.encrypt_blocks(round);
+        offset = end;
+    }
+    Ok(())
+}
+
+/// Decrypts `data` (a whole number of blocks) in place with register `iv` of `z*n` bytes.
+pub fn decrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
+    let (_, z) = check_register(c.block_size(), iv, data.len())?;
+    let m = iv.len();
+    let chunk = (BATCH_BLOCKS / z).max(1) * m;
+    // `prev` holds the m bytes of ciphertext (or IV) that precede the current chunk.
+    let mut prev = iv.to_vec();
+    let mut saved = vec![0u8; chunk];
+    for block in data.chunks_mut(chunk) {
+        let saved = &mut saved[..block.len()];
+        saved.copy_from_slice(block);
+        c.decrypt_blocks(block);
+        let head = block.len().min(m);
+        xor_in_place(&mut block[..head], &prev);
+        if block.len() > m {
+            xor_in_place(&mut block[m..], saved);
+        }
+        if saved.len() == chunk {
+            prev.copy_from_slice(&saved[chunk - m..]);
+        }
+    }
+    Ok(())
+}

@@ -1,1 +1,196 @@
-//! (being written)
+//! Counter mode (SP 800-38A section 6.5, GOST R 34.13-2015 section 4.2).
+//!
+//! The counter block is the full `n`-bit block, incremented as a big-endian integer mod `2^n`
+//! (SP 800-38A's standard incrementing function over all `n` bits). GOST R 34.13 starts from
+//! `CTR_1 = IV || 0^(n/2)` with an `n/2`-bit IV ([`gost_counter_block`], [`apply_gost`]).
+//! The key stream is produced [`BATCH_BLOCKS`] blocks at a time through `encrypt_blocks`; [`Ctr`] keeps
+//! the unused part between calls, so any split of the input gives the same output. Any data length.
+
+use crate::block::BlockCipher;
+use crate::util::xor_in_place;
+use crate::{Error, Result};
+use zeroize::Zeroize;
+
+/// Counter blocks enciphered per `encrypt_blocks` call.
+pub const BATCH_BLOCKS: usize = 32;
+
+/// Largest block size the modes support (AES, Kuznyechik).
+const MAX_BLOCK: usize = 16;
+
+/// Adds one to the big-endian integer `block`, mod `2^(8*block.len())`.
+pub(crate) fn increment_be(block: &mut [u8]) {
+    let mut carry = 1u16;
+    for b in block.iter_mut().rev() {
+        let sum = u16::from(*b) + carry;
+        *b = sum as u8;
+        carry = sum >> 8;
+    }
+}
+
+/// Writes consecutive counter blocks starting at `counter` into `out` (a whole number of blocks),
+/// enciphers them in one call, and leaves `counter` at the next unused value.
+pub(crate) fn fill_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], out: &mut [u8]) {
+    for block in out.chunks_exact_mut(counter.len()) {
+        block.copy_from_slice(counter);
+        increment_be(counter);
+    }
+    c.encrypt_blocks(out);
+}
+
+/// XORs the key stream that starts at `counter` into `data` (any length) and advances `counter` by
+/// `ceil(data.len() / n)` blocks. `counter.len()` must be the block size, at most 16.
+pub(crate) fn xor_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], data: &mut [u8]) {
+    let n = counter.len();
+    let mut ks = [0u8; BATCH_BLOCKS * MAX_BLOCK];
+    for chunk in data.chunks_mut(BATCH_BLOCKS * n) {
+        let ks = &mut ks[..chunk.len().div_ceil(n) * n];
+        fill_keystream(c, counter, ks);
+        xor_in_place(chunk, ks);
+    }
+    ks.zeroize();
+}
+
+fn check_block_size(n: usize) -> Result<()> {
+    if n == 0 || n > MAX_BLOCK || n % 2 != 0 {
+        return Err(Error::InvalidParameter(
+            "counter modes need an even block size of at most 16 bytes",
+        ));
+    }
+    Ok(())
+}
+
+fn check_counter_block(n: usize, counter_block: &[u8]) -> Result<()> {
+    check_block_size(n)?;
+    if counter_block.len() != n {
+        return Err(Error::InvalidIvLength {
+            expected: "the block size (initial counter block)",
+            got: counter_block.len(),
+        });
+    }
+    Ok(())
+}
+
+/// The GOST R 34.13 initial counter block `iv_half || 0^(n/2)`; `iv_half` must be `n/2` bytes.
+pub fn gost_counter_block(iv_half: &[u8], n: usize) -> Result<Vec<u8>> {
+    check_block_size(n)?;
+    if iv_half.len() != n / 2 {
+        return Err(Error::InvalidIvLength {
+            expected: "half the block size",
+            got: iv_half.len(),
+        });
+    }
+    let mut block = vec![0u8; n];
+    block[..n / 2].copy_from_slice(iv_half);
+    Ok(block)
+}
+
+/// XORs the CTR key stream starting at `counter_block` (`n` bytes) into `data`.
+pub fn apply<C: BlockCipher + ?Sized>(c: &C, counter_block: &[u8], data: &mut [u8]) -> Result<()> {
+    let n = c.block_size();
+    check_counter_block(n, counter_block)?;
+    let mut counter = [0u8; MAX_BLOCK];
+    counter[..n].copy_from_slice(counter_block);
+    xor_keystream(c, &mut counter[..n], data);
+    Ok(())
+}
+
+/// GOST R 34.13 CTR: XORs the key stream starting at `iv_half || 0^(n/2)` into `data`.
+pub fn apply_gost<C: BlockCipher + ?Sized>(c: &C, iv_half: &[u8], data: &mut [u8]) -> Result<()> {
+    let block = gost_counter_block(iv_half, c.block_size())?;
+    apply(c, &block, data)
+}
+
+/// Stateful CTR: a key stream that continues across calls to [`Ctr::apply_keystream`].
+pub struct Ctr<C: BlockCipher> {
+    cipher: C,
+    n: usize,
+    /// The next counter block to encipher (first `n` bytes used).
+    counter: [u8; MAX_BLOCK],
+    /// Key stream generated ahead; `keystream[pos..len]` is not used yet.
+    keystream: [u8; BATCH_BLOCKS * MAX_BLOCK],
+    pos: usize,
+    len: usize,
+}
+
+impl<C: BlockCipher> Ctr<C> {
+    /// Starts at the full initial counter block `counter_block` (`n` bytes).
+    pub fn new(cipher: C, counter_block: &[u8]) -> Result<Self> {
+        let n = cipher.block_size();
+        check_counter_block(n, counter_block)?;
+        let mut counter = [0u8; MAX_BLOCK];
+        counter[..n].copy_from_slice(counter_block);
+        Ok(Ctr {
+            cipher,
+            n,
+            counter,
+            keystream: [0u8; BATCH_BLOCKS * MAX_BLOCK],
+            pos: 0,
+            len: 0,
+        })
+    }
+
+    /// Starts at the GOST R 34.13 counter block `iv_half || 0^(n/2)`.
+    pub fn new_gost(cipher: C, iv_half: &[u8]) -> Result<Self> {
+        let block = gost_counter_block(iv_half, cipher.block_size())?;
+        Self::new(cipher, &block)
+    }
+
+    /// XORs the next `data.len()` key-stream bytes into `data`.
+    pub fn apply_keystream(&mut self, data: &mut [u8]) {
+        let n = self.n;
+        let mut data = data;
+        while !data.is_empty() {
+            if self.pos == self.len {
+                let blocks = data.len().div_ceil(n).min(BATCH_BLOCKS);
+                self.len = blocks * n;
+                self.pos = 0;
+                fill_keystream(
+                    &self.cipher,
+                    &mut self.counter[..n],
+                    &mut self.keystream[..self.len],
+                );
+            }
+            let take = (self.len - self.pos).min(data.len());
+            let (head, rest) = data.split_at_mut(take);
+            xor_in_place(head, &self.keystream[self.pos..self.pos + take]);
+            self.pos += take;
+            data = rest;
+        }
+    }
+}
+
+impl<C: BlockCipher> Drop for Ctr<C> {
+    fn drop(&mut self) {
+        self.keystream.zeroize();
+        self.counter.zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn increment_wraps_mod_2n() {
+        let mut b = [0xffu8; 4];
+        increment_be(&mut b);
+        assert_eq!(b, [0, 0, 0, 0]);
+        let mut b = [0x12, 0x34, 0xff, 0xff];
+        increment_be(&mut b);
+        assert_eq!(b, [0x12, 0x35, 0, 0]);
+    }
+
+    #[test]
+    fn gost_counter_block_layout_and_errors() {
+        assert_eq!(
+            gost_counter_block(&[1, 2, 3, 4], 8).unwrap(),
+            [1, 2, 3, 4, 0, 0, 0, 0]
+        );
+        assert!(matches!(
+            gost_counter_block(&[1, 2, 3], 8),
+            Err(Error::InvalidIvLength { got: 3, .. })
+        ));
+        assert!(gost_counter_block(&[0; 8], 16).is_ok());
+        assert!(gost_counter_block(&[0; 8], 17).is_err());
+    }
+}

@@ -1,1 +1,256 @@
-//! (being written)
+//! Multi-stream feedback modes: many independent streams (each with its own keyed cipher, IV and data)
+//! in one call. CBC encryption, CFB and OMAC are sequential within a stream, so a single stream cannot
+//! use a wide cipher backend; across streams they can. These functions walk the streams block index by
+//! block index and, at each index, encipher one block of every stream still running with a single
+//! [`BlockCipher::encrypt_lanes`] call (where SIMD / GPU backends plug in). Streams may have different
+//! lengths: the longest come first in the lane order, and shorter ones drop out of the tail.
+//!
+//! Every function gives exactly what one single-stream call per stream gives ([`crate::mode::cbc`] with
+//! an `n`-byte IV, [`crate::mode::cfb`] with `s = m = n`, [`crate::mac::omac`]).
+
+use crate::block::BlockCipher;
+use crate::mac::omac::{check_tag_len, double};
+use crate::util::xor_in_place;
+use crate::{Error, Result};
+use zeroize::Zeroizing;
+
+/// The common block size of all `ciphers`, checked against the number of IVs / data buffers.
+fn common_block_size<C: BlockCipher>(ciphers: &[&C], streams: usize) -> Result<usize> {
+    if ciphers.len() != streams {
+        return Err(Error::InvalidParameter(
+            "multistream: one cipher per stream (and one IV per stream) is required",
+        ));
+    }
+    let n = ciphers.first().map_or(16, |c| c.block_size());
+    if n == 0 || n > 16 || ciphers.iter().any(|c| c.block_size() != n) {
+        return Err(Error::InvalidParameter(
+            "multistream: all ciphers must have the same block size of at most 16 bytes",
+        ));
+    }
+    Ok(n)
+}
+
+fn check_ivs(n: usize, ivs: &[&[u8]]) -> Result<()> {
+    match ivs.iter().find(|iv| iv.len() != n) {
+        Some(iv) => Err(Error::InvalidIvLength {
+            expected: "the block size",
+            got: iv.len(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Stream indices ordered by decreasing block count (the lane order), so that at every block index
+/// the streams still running are a prefix.
+fn lane_order(blocks: &[usize]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..blocks.len()).collect();
+    order.sort_by(|&a, &b| blocks[b].cmp(&blocks[a]));
+    order
+}
+
+/// Shrinks `live` to the number of lanes (in `order`) that have more than `index` blocks.
+fn live_lanes(order: &[usize], blocks: &[usize], mut live: usize, index: usize) -> usize {
+    while live > 0 && blocks[order[live - 1]] <= index {
+        live -= 1;
+    }
+    live
+}
+
+/// Shared set-up of the cipher modes: validates and returns `(n, blocks per stream, lane order, lane
+/// ciphers, per-lane register initialised with the IVs)`.
+#[allow(clippy::type_complexity)]
+fn setup<'c, C: BlockCipher>(
+    ciphers: &[&'c C],
+    ivs: &[&[u8]],
+    lens: &[usize],
+    whole_blocks: bool,
+) -> Result<(usize, Vec<usize>, Vec<usize>, Vec<&'c C>, Zeroizing<Vec<u8>>)> {
+    let n = common_block_size(ciphers, lens.len())?;
+    if ivs.len() != lens.len() {
+        return Err(Error::InvalidParameter("multistream: one IV per stream is required"));
+    }
+    check_ivs(n, ivs)?;
+    if whole_blocks {
+        if let Some(&len) = lens.iter().find(|&&len| len % n != 0) {
+            return Err(Error::NotBlockAligned { block: n, got: len });
+        }
+    }
+    let blocks: Vec<usize> = lens.iter().map(|len| len.div_ceil(n)).collect();
+    let order = lane_order(&blocks);
+    let lanes: Vec<&C> = order.iter().map(|&i| ciphers[i]).collect();
+    let mut reg = Zeroizing::new(vec![0u8; lens.len() * n]);
+    for (lane, &i) in order.iter().enumerate() {
+        reg[lane * n..(lane + 1) * n].copy_from_slice(ivs[i]);
+    }
+    Ok((n, blocks, order, lanes, reg))
+}
+
+/// The bytes of block `index` of `stream` (the last one may be short).
+fn block_range(n: usize, len: usize, index: usize) -> core::ops::Range<usize> {
+    index * n..len.min((index + 1) * n)
+}
+
+/// CBC-encrypts every `data[i]` (whole blocks) in place with `ciphers[i]` and the `n`-byte `ivs[i]`.
+pub fn cbc_encrypt<C: BlockCipher>(
+    ciphers: &[&C],
+    ivs: &[&[u8]],
+    data: &mut [&mut [u8]],
+) -> Result<()> {
+    let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
+    let (n, blocks, order, lanes, mut state) = setup(ciphers, ivs, &lens, true)?;
+    let mut live = order.len();
+    for index in 0.. {
+        live = live_lanes(&order, &blocks, live, index);
+        if live == 0 {
+            break;
+        }
+        for (lane, &i) in order[..live].iter().enumerate() {
+            xor_in_place(&mut state[lane * n..(lane + 1) * n], &data[i][index * n..]);
+        }
+        C::encrypt_lanes(&lanes[..live], &mut state[..live * n]);
+        for (lane, &i) in order[..live].iter().enumerate() {
+            data[i][index * n..(index + 1) * n].copy_from_slice(&state[lane * n..(lane + 1) * n]);
+        }
+    }
+    Ok(())
+}
+
+/// CBC-decrypts every `data[i]` (whole blocks) in place with `ciphers[i]` and the `n`-byte `ivs[i]`.
+pub fn cbc_decrypt<C: BlockCipher>(
+    ciphers: &[&C],
+    ivs: &[&[u8]],
+    data: &mut [&mut [u8]],
+) -> Result<()> {
+    let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
+    let (n, blocks, order, lanes, mut prev) = setup(ciphers, ivs, &lens, true)?;
+    let mut work = vec![0u8; order.len() * n];
+    let mut saved = vec![0u8; order.len() * n];
+    let mut live = order.len();
+    for index in 0.. {
+        live = live_lanes(&order, &blocks, live, index);
+        if live == 0 {
+            break;
+        }
+        for (lane, &i) in order[..live].iter().enumerate() {
+            work[lane * n..(lane + 1) * n].copy_from_slice(&data[i][index * n..(index + 1) * n]);
+        }
+        saved[..live * n].copy_from_slice(&work[..live * n]);
+        C::decrypt_lanes(&lanes[..live], &mut work[..live * n]);
+        xor_in_place(&mut work[..live * n], &prev[..live * n]);
+        for (lane, &i) in order[..live].iter().enumerate() {
+            data[i][index * n..(index + 1) * n].copy_from_slice(&work[lane * n..(lane + 1) * n]);
+        }
+        prev[..live * n].copy_from_slice(&saved[..live * n]);
+    }
+    Ok(())
+}
+
+/// CFB with full-block segments (`s = m = n`): encrypts every `data[i]` (any length) in place.
+pub fn cfb_encrypt<C: BlockCipher>(
+    ciphers: &[&C],
+    ivs: &[&[u8]],
+    data: &mut [&mut [u8]],
+) -> Result<()> {
+    cfb(ciphers, ivs, data, false)
+}
+
+/// CFB with full-block segments (`s = m = n`): decrypts every `data[i]` (any length) in place.
+pub fn cfb_decrypt<C: BlockCipher>(
+    ciphers: &[&C],
+    ivs: &[&[u8]],
+    data: &mut [&mut [u8]],
+) -> Result<()> {
+    cfb(ciphers, ivs, data, true)
+}
+
+fn cfb<C: BlockCipher>(
+    ciphers: &[&C],
+    ivs: &[&[u8]],
+    data: &mut [&mut [u8]],
+    decrypting: bool,
+) -> Result<()> {
+    let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
+    let (n, blocks, order, lanes, mut state) = setup(ciphers, ivs, &lens, false)?;
+    let mut live = order.len();
+    for index in 0.. {
+        live = live_lanes(&order, &blocks, live, index);
+        if live == 0 {
+            break;
+        }
+        // state[lane] = C_(index-1) (or the IV) becomes the key stream block O_index.
+        C::encrypt_lanes(&lanes[..live], &mut state[..live * n]);
+        for (lane, &i) in order[..live].iter().enumerate() {
+            let segment = &mut data[i][block_range(n, lens[i], index)];
+            let register = &mut state[lane * n..(lane + 1) * n];
+            if decrypting {
+                // Next register = this ciphertext; output = ciphertext ^ key stream.
+                for (c, r) in segment.iter_mut().zip(register.iter_mut()) {
+                    let ct = *c;
+                    *c ^= *r;
+                    *r = ct;
+                }
+            } else {
+                xor_in_place(segment, register);
+                register[..segment.len()].copy_from_slice(segment);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// OMAC (CMAC) tags of `msgs[i]` under `ciphers[i]`, all `tag_len` bytes (`1..=n`; 8- or 16-byte blocks).
+pub fn omac<C: BlockCipher>(ciphers: &[&C], msgs: &[&[u8]], tag_len: usize) -> Result<Vec<Vec<u8>>> {
+    let n = common_block_size(ciphers, msgs.len())?;
+    let constant = match n {
+        8 => 0x1b,
+        16 => 0x87,
+        _ => return Err(Error::InvalidParameter("OMAC needs a 64- or 128-bit block cipher")),
+    };
+    check_tag_len(n, tag_len)?;
+    let streams = msgs.len();
+    // An empty message is one empty, padded block.
+    let blocks: Vec<usize> = msgs.iter().map(|m| m.len().div_ceil(n).max(1)).collect();
+    let order = lane_order(&blocks);
+    let lanes: Vec<&C> = order.iter().map(|&i| ciphers[i]).collect();
+
+    // Subkeys of every stream at once: R = E_K(0^n), K1 = R*x, K2 = K1*x.
+    let mut k1 = Zeroizing::new(vec![0u8; streams * n]);
+    C::encrypt_lanes(&lanes, &mut k1);
+    let mut k2 = k1.clone();
+    for lane in 0..streams {
+        double(&mut k1[lane * n..(lane + 1) * n], constant);
+        k2[lane * n..(lane + 1) * n].copy_from_slice(&k1[lane * n..(lane + 1) * n]);
+        double(&mut k2[lane * n..(lane + 1) * n], constant);
+    }
+
+    let mut state = Zeroizing::new(vec![0u8; streams * n]);
+    let mut live = streams;
+    for index in 0.. {
+        live = live_lanes(&order, &blocks, live, index);
+        if live == 0 {
+            break;
+        }
+        for (lane, &i) in order[..live].iter().enumerate() {
+            let msg = msgs[i];
+            // index * n <= msg.len() here (an empty message has one empty block).
+            let block = &msg[(index * n).min(msg.len())..msg.len().min((index + 1) * n)];
+            let register = &mut state[lane * n..(lane + 1) * n];
+            xor_in_place(register, block);
+            if index + 1 == blocks[i] {
+                if block.len() == n {
+                    xor_in_place(register, &k1[lane * n..(lane + 1) * n]);
+                } else {
+                    register[block.len()] ^= 0x80;
+                    xor_in_place(register, &k2[lane * n..(lane + 1) * n]);
+                }
+            }
+        }
+        C::encrypt_lanes(&lanes[..live], &mut state[..live * n]);
+    }
+
+    let mut tags = vec![Vec::new(); streams];
+    for (lane, &i) in order.iter().enumerate() {
+        tags[i] = state[lane * n..lane * n + tag_len].to_vec();
+    }
+    Ok(tags)
+}
