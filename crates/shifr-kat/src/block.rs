@@ -1,6 +1,7 @@
 //! `mode = block` for the block ciphers: encryption and decryption of whole blocks, plus the
 //! round-by-round traces the GOST standards print (Magma `g01..g31`, Kuznyechik `lsx1..lsx9`).
 
+use shifr::block::kuznyechik::Kuznyechik;
 use shifr::block::magma::Magma;
 use shifr::Error;
 
@@ -30,6 +31,9 @@ pub(crate) fn check(ctx: &Ctx, name: Name) -> Step {
     if name.is_magma() {
         magma_trace(ctx, name, &key, &pt)?;
     }
+    if name == Name::Kuznyechik {
+        kuznyechik_trace(ctx, &key, &pt)?;
+    }
     Ok(())
 }
 
@@ -57,6 +61,25 @@ fn magma_trace(ctx: &Ctx, name: Name, key: &[u8], pt: &[u8]) -> Step {
         return fail("a round trace needs `pt` to be exactly one block");
     };
     let cipher = lib("key setup", Magma::with_sbox(key, magma_sbox(name)))?;
+    let trace = cipher.trace_block(&block);
+    for (i, field) in fields {
+        if let Some(state) = i.checked_sub(1).and_then(|r| trace.get(r)) {
+            ctx.expect(field, state)?;
+        }
+    }
+    Ok(())
+}
+
+/// `lsx<i>` = LSX[K_i]...LSX[K_1](pt) for the single block `pt`.
+fn kuznyechik_trace(ctx: &Ctx, key: &[u8], pt: &[u8]) -> Step {
+    let fields = ctx.indexed("lsx");
+    if fields.is_empty() {
+        return Ok(());
+    }
+    let Ok(block) = <[u8; 16]>::try_from(pt) else {
+        return fail("a round trace needs `pt` to be exactly one block");
+    };
+    let cipher = lib("key setup", Kuznyechik::new(key))?;
     let trace = cipher.trace_block(&block);
     for (i, field) in fields {
         if let Some(state) = i.checked_sub(1).and_then(|r| trace.get(r)) {

@@ -6,7 +6,10 @@
 //! ([`Magma::with_sbox`]) unless one of its notes states a little-endian byte order, in which case
 //! the GOST 28147-89 / OpenSSL gost89 conventions ([`Gost28147`]) are used.
 
+use shifr::block::aes::Aes;
+use shifr::block::kuznyechik::Kuznyechik;
 use shifr::block::magma::{Gost28147, Magma, SBox};
+use shifr::block::tdes::Tdes;
 use shifr::block::{BlockCipher, KeyInit};
 use shifr::Error;
 
@@ -45,6 +48,22 @@ pub(crate) fn magma_sbox(name: Name) -> SBox {
     }
 }
 
+/// An AES record's key must have the length its cipher name says (`aes128` = 16 bytes, ...).
+pub(crate) fn check_aes_key(name: Name, key: &[u8]) -> shifr::Result<()> {
+    let want = match name {
+        Name::Aes128 => 16,
+        Name::Aes192 => 24,
+        _ => 32,
+    };
+    if key.len() != want {
+        return Err(Error::InvalidKeyLength {
+            expected: "the length the record's AES variant names",
+            got: key.len(),
+        });
+    }
+    Ok(())
+}
+
 /// Keys the cipher `name` with `key` and hands it to `v`.
 pub(crate) fn with_cipher<V: Visit>(
     ctx: &Ctx,
@@ -53,6 +72,12 @@ pub(crate) fn with_cipher<V: Visit>(
     v: V,
 ) -> shifr::Result<V::Out> {
     Ok(match name {
+        Name::Aes128 | Name::Aes192 | Name::Aes256 => {
+            check_aes_key(name, key)?;
+            v.visit(Aes::new(key)?)
+        }
+        Name::Tdes => v.visit(Tdes::new(key)?),
+        Name::Kuznyechik => v.visit(Kuznyechik::new(key)?),
         Name::Magma => v.visit(Magma::new(key)?),
         Name::Gost28147 if gost28147_little_endian(ctx) => {
             v.visit(Gost28147::new(key, SBox::CryptoProA)?)

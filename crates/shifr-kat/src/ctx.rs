@@ -136,9 +136,25 @@ impl<'a> Ctx<'a> {
             .transpose()
     }
 
-    /// A required unsigned decimal field.
-    pub(crate) fn dec(&self, name: &str) -> Step<u64> {
-        match self.opt_dec(name)? {
+    /// An optional size in bits (decimal), as whole bytes; a size that is not whole bytes is a skip.
+    pub(crate) fn opt_bytes_of_bits(&self, name: &str) -> Step<Option<usize>> {
+        let Some(bits) = self.opt_dec(name)? else {
+            return Ok(None);
+        };
+        if bits % 8 != 0 {
+            return skip(format!(
+                "field `{name}` = {bits}: sizes that are not whole bytes are not supported"
+            ));
+        }
+        match usize::try_from(bits / 8) {
+            Ok(b) => Ok(Some(b)),
+            Err(_) => fail(format!("field `{name}` = {bits} is too large")),
+        }
+    }
+
+    /// A required size in bits, as whole bytes.
+    pub(crate) fn bytes_of_bits(&self, name: &str) -> Step<usize> {
+        match self.opt_bytes_of_bits(name)? {
             Some(v) => Ok(v),
             None => fail(format!("missing field `{name}`")),
         }

@@ -12,13 +12,15 @@
 //! The library's default backend is used; `SHIFR_BACKEND=portable` forces the portable one (the
 //! library reads the variable itself).
 
+mod aead;
 mod block;
-
+mod chacha;
 mod ciphers;
 mod ctx;
 mod dispatch;
 mod keyschedule;
-
+mod mac;
+mod modes;
 mod names;
 mod outcome;
 mod parse;

@@ -1,10 +1,16 @@
 //! `mode = table`: the reference S-boxes against the library's tables.
 
+use shifr::block::kuznyechik;
 use shifr::block::magma::SBox;
 
 use crate::ciphers::magma_sbox;
 use crate::ctx::{Ctx, Step};
 use crate::names::Name;
+
+/// Kuznyechik: `pi` = the 256-byte substitution pi(0..255).
+pub(crate) fn kuznyechik(ctx: &Ctx, _: Name) -> Step {
+    ctx.expect("pi", &kuznyechik::PI)
+}
 
 /// Magma / GOST 28147-89 S-boxes: `pi0..pi7` (Pi'_i, RFC 8891) and `k1..k8` (K_i, RFC 4357) are
 /// 16 nibbles each; `packed` is the 64-byte RFC 4357 DER OCTET STRING.
