@@ -344,6 +344,29 @@ mod tests {
         }
     }
 
+    /// SP 800-38D inc32: only the low 32 bits count, wrapping to zero; the first 96 bits stay.
+    #[test]
+    fn counter_wraps_in_low_32_bits_only() {
+        for backend in backends() {
+            let gcm = AesGcm::with_backend(&[0x42; 16], 16, backend).unwrap();
+            let mut j0 = [0xab_u8; 16];
+            j0[12..].copy_from_slice(&[0xff, 0xff, 0xff, 0xfe]);
+            let mut data = [0u8; 48];
+            gcm.apply_keystream(&j0, &mut data);
+            let mut expect = [0u8; 48];
+            for (block, ctr) in expect.chunks_exact_mut(16).zip([
+                [0xff, 0xff, 0xff, 0xff],
+                [0, 0, 0, 0],
+                [0, 0, 0, 1],
+            ]) {
+                block[..12].copy_from_slice(&j0[..12]);
+                block[12..].copy_from_slice(&ctr);
+            }
+            gcm.aes.encrypt_blocks(&mut expect);
+            assert_eq!(data, expect, "{backend:?}");
+        }
+    }
+
     #[test]
     fn parameter_validation() {
         for bad in [0usize, 4, 8, 11, 17, 32] {

@@ -8,8 +8,8 @@
 //! summed before one reduction. PCLMULQDQ runs in data-independent time.
 
 use core::arch::x86_64::{
-    __m128i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_setzero_si128,
-    _mm_unpackhi_epi64, _mm_xor_si128,
+    __m128i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_set_epi64x,
+    _mm_set_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_unpackhi_epi64, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -18,23 +18,24 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 const AGGREGATE: usize = 8;
 
 /// Powers of the hash subkey, `powers[k] = H^(k+1)` in reflected order. Holding one proves that the
-/// CPU has PCLMULQDQ: [`ClmulKey::new`] is the only constructor and checks it.
+/// CPU has PCLMULQDQ and SSSE3: [`ClmulKey::new`] is the only constructor and checks both.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub(super) struct ClmulKey {
     powers: [u128; AGGREGATE],
 }
 
 impl ClmulKey {
-    /// Precomputes H^1..H^8, or returns `None` when this CPU lacks PCLMULQDQ.
+    /// Precomputes H^1..H^8, or returns `None` when this CPU lacks PCLMULQDQ or SSSE3.
     pub(super) fn new(h: &[u8; 16]) -> Option<ClmulKey> {
-        if !crate::cpu::features().pclmulqdq {
+        let cpu = crate::cpu::features();
+        if !(cpu.pclmulqdq && cpu.ssse3) {
             return None;
         }
         let h = u128::from_be_bytes(*h);
         let mut powers = [0u128; AGGREGATE];
         powers[0] = h;
         for k in 1..AGGREGATE {
-            // SAFETY: PCLMULQDQ support was checked above.
+            // SAFETY: PCLMULQDQ and SSSE3 support were checked above.
             powers[k] = unsafe { mul(powers[k - 1], h) };
         }
         Some(ClmulKey { powers })
@@ -42,16 +43,21 @@ impl ClmulKey {
 
     /// `state = GHASH` continued over the whole 16-byte blocks of `blocks` (state in wire order).
     pub(super) fn absorb(&self, state: &mut [u8; 16], blocks: &[u8]) {
-        // SAFETY: a `ClmulKey` exists only if the CPU supports PCLMULQDQ (see `new`).
+        // SAFETY: a `ClmulKey` exists only if the CPU supports PCLMULQDQ and SSSE3 (see `new`).
         unsafe { absorb(&self.powers, state, blocks) }
     }
 }
 
-#[inline(always)]
-fn read_be(b: &[u8]) -> u128 {
-    let mut a = [0u8; 16];
-    a.copy_from_slice(&b[..16]);
-    u128::from_be_bytes(a)
+/// Loads the first 16 bytes of `b` as a big-endian 128-bit value (panics, never reads out of
+/// bounds, if `b` is shorter).
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn load_be(b: &[u8]) -> __m128i {
+    let b = &b[..16];
+    // SAFETY: `b` is exactly 16 readable bytes and `loadu` has no alignment requirement.
+    let v = unsafe { _mm_loadu_si128(b.as_ptr().cast()) };
+    let reverse = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    _mm_shuffle_epi8(v, reverse)
 }
 
 #[inline]
@@ -90,8 +96,7 @@ impl Wide {
     /// `self += a * b` (carry-less, schoolbook on 64-bit halves).
     #[inline]
     #[target_feature(enable = "pclmulqdq")]
-    fn add_product(&mut self, a: u128, b: u128) {
-        let (va, vb) = (to_vec(a), to_vec(b));
+    fn add_product(&mut self, va: __m128i, vb: __m128i) {
         self.lo = _mm_xor_si128(self.lo, _mm_clmulepi64_si128::<0x00>(va, vb));
         self.hi = _mm_xor_si128(self.hi, _mm_clmulepi64_si128::<0x11>(va, vb));
         let cross = _mm_xor_si128(
@@ -122,29 +127,34 @@ impl Wide {
 #[target_feature(enable = "pclmulqdq")]
 fn mul(a: u128, b: u128) -> u128 {
     let mut w = Wide::zero();
-    w.add_product(a, b);
+    w.add_product(to_vec(a), to_vec(b));
     w.reduce()
 }
 
-#[target_feature(enable = "pclmulqdq")]
+#[target_feature(enable = "pclmulqdq,ssse3")]
 fn absorb(powers: &[u128; AGGREGATE], state: &mut [u8; 16], blocks: &[u8]) {
-    let mut y = u128::from_be_bytes(*state);
+    let mut h = [_mm_setzero_si128(); AGGREGATE];
+    for (v, p) in h.iter_mut().zip(powers) {
+        *v = to_vec(*p);
+    }
+    let mut y = load_be(state);
     let mut groups = blocks.chunks_exact(16 * AGGREGATE);
     for group in &mut groups {
         // Y' = (Y ^ X_1) H^8 ^ X_2 H^7 ^ ... ^ X_8 H.
         let mut w = Wide::zero();
         for (k, chunk) in group.chunks_exact(16).enumerate() {
-            let x = if k == 0 {
-                read_be(chunk) ^ y
-            } else {
-                read_be(chunk)
-            };
-            w.add_product(x, powers[AGGREGATE - 1 - k]);
+            let mut x = load_be(chunk);
+            if k == 0 {
+                x = _mm_xor_si128(x, y);
+            }
+            w.add_product(x, h[AGGREGATE - 1 - k]);
         }
-        y = w.reduce();
+        y = to_vec(w.reduce());
     }
     for chunk in groups.remainder().chunks_exact(16) {
-        y = mul(y ^ read_be(chunk), powers[0]);
+        let mut w = Wide::zero();
+        w.add_product(_mm_xor_si128(load_be(chunk), y), h[0]);
+        y = to_vec(w.reduce());
     }
-    *state = y.to_be_bytes();
+    *state = to_u128(y).to_be_bytes();
 }

@@ -31,11 +31,12 @@ pub(super) fn expand_key(key: &[u8]) -> ([[u8; 16]; MAX_ROUND_KEYS], usize) {
         } else if nk > 6 && i % nk == 4 {
             sub_bytes_ct(&mut temp);
         }
-        let prev = w[i - nk];
+        let mut prev = w[i - nk];
         for (b, (p, t)) in w[i].iter_mut().zip(prev.iter().zip(temp.iter())) {
             *b = p ^ t;
         }
         temp.zeroize();
+        prev.zeroize();
     }
     let mut round_keys = [[0u8; 16]; MAX_ROUND_KEYS];
     for (rk, words) in round_keys

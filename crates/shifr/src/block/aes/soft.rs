@@ -301,7 +301,6 @@ fn inv_sub_bytes(q: &mut Planes) {
 
 /// The AES S-box on all 64 bytes: the Boyar–Peralta circuit (top linear layer, shared nonlinear
 /// middle, bottom linear layer). `u0` is the most significant bit, as in the published circuit.
-#[allow(clippy::many_single_char_names)]
 fn sub_bytes(q: &mut Planes) {
     let (u0, u1, u2, u3, u4, u5, u6, u7) = (q[7], q[6], q[5], q[4], q[3], q[2], q[1], q[0]);
 

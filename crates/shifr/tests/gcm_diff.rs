@@ -1,0 +1,242 @@
+//! Differential tests: shifr's AES-GCM (both backends) against RustCrypto `aes-gcm` on random keys
+//! (all three sizes), IV lengths, AAD and plaintext lengths and tag lengths; tampering must fail.
+
+use aes_gcm::aead::consts::{U1, U12, U13, U14, U15, U16, U60, U8};
+use aes_gcm::aead::{AeadInPlace, KeyInit};
+use aes_gcm::aes::{Aes128, Aes192, Aes256};
+use aes_gcm::{AesGcm as RefGcm, Nonce};
+use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
+use shifr::aead::gcm::AesGcm;
+use shifr::aead::Aead;
+use shifr::cpu::Backend;
+use shifr::Error;
+
+/// (IV length, tag length) pairs the reference is instantiated for.
+const SHAPES: &[(usize, usize)] = &[
+    (1, 16),
+    (8, 16),
+    (12, 16),
+    (16, 16),
+    (60, 16),
+    (12, 12),
+    (12, 13),
+    (12, 14),
+    (12, 15),
+    (8, 12),
+];
+
+/// Plaintext lengths: empty, around the block and the 32-block keystream batch, several KiB.
+const TEXT_LENS: &[usize] = &[0, 1, 15, 16, 17, 127, 128, 129, 511, 512, 513, 4096 + 7];
+
+/// AAD lengths.
+const AAD_LENS: &[usize] = &[0, 1, 15, 16, 17, 50, 1000 + 3];
+
+fn backends() -> Vec<Backend> {
+    let mut v = vec![Backend::Portable];
+    if Backend::AesNi.is_supported() {
+        v.push(Backend::AesNi);
+    } else {
+        println!("AES-NI/PCLMULQDQ not available on this CPU: testing the portable backend only");
+    }
+    v
+}
+
+fn rng() -> StdRng {
+    let seed = rand::random::<u64>();
+    println!("seed {seed}");
+    StdRng::seed_from_u64(seed)
+}
+
+/// RustCrypto AES-GCM seal: returns (ciphertext, tag).
+fn reference_seal(
+    key: &[u8],
+    iv: &[u8],
+    aad: &[u8],
+    pt: &[u8],
+    tag_len: usize,
+) -> (Vec<u8>, Vec<u8>) {
+    macro_rules! run {
+        ($aes:ty, $n:ty, $t:ty) => {{
+            let c = RefGcm::<$aes, $n, $t>::new_from_slice(key).expect("key size");
+            let mut buf = pt.to_vec();
+            let tag = c
+                .encrypt_in_place_detached(Nonce::<$n>::from_slice(iv), aad, &mut buf)
+                .expect("reference seal");
+            (buf, tag.to_vec())
+        }};
+    }
+    macro_rules! by_key {
+        ($n:ty, $t:ty) => {
+            match key.len() {
+                16 => run!(Aes128, $n, $t),
+                24 => run!(Aes192, $n, $t),
+                32 => run!(Aes256, $n, $t),
+                n => panic!("unexpected key length {n}"),
+            }
+        };
+    }
+    match (iv.len(), tag_len) {
+        (1, 16) => by_key!(U1, U16),
+        (8, 16) => by_key!(U8, U16),
+        (12, 16) => by_key!(U12, U16),
+        (16, 16) => by_key!(U16, U16),
+        (60, 16) => by_key!(U60, U16),
+        (12, 12) => by_key!(U12, U12),
+        (12, 13) => by_key!(U12, U13),
+        (12, 14) => by_key!(U12, U14),
+        (12, 15) => by_key!(U12, U15),
+        (8, 12) => by_key!(U8, U12),
+        shape => panic!("no reference instantiation for {shape:?}"),
+    }
+}
+
+fn random_bytes(rng: &mut StdRng, n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    rng.fill_bytes(&mut v);
+    v
+}
+
+/// Random bytes of a random length in `lens`.
+fn random_len(rng: &mut StdRng, lens: std::ops::Range<usize>) -> Vec<u8> {
+    let n = rng.gen_range(lens);
+    random_bytes(rng, n)
+}
+
+#[test]
+fn seal_and_open_match_rustcrypto() {
+    let mut rng = rng();
+    for key_len in [16usize, 24, 32] {
+        for &(iv_len, tag_len) in SHAPES {
+            for &pt_len in TEXT_LENS {
+                let key = random_bytes(&mut rng, key_len);
+                let iv = random_bytes(&mut rng, iv_len);
+                let aad_len = AAD_LENS[rng.gen_range(0..AAD_LENS.len())];
+                let aad = random_bytes(&mut rng, aad_len);
+                let pt = random_bytes(&mut rng, pt_len);
+                let (ct, tag) = reference_seal(&key, &iv, &aad, &pt, tag_len);
+                let what =
+                    format!("key {key_len} iv {iv_len} tag {tag_len} aad {aad_len} pt {pt_len}");
+
+                for backend in backends() {
+                    let gcm = AesGcm::with_backend(&key, tag_len, backend).unwrap();
+                    let mut data = pt.clone();
+                    let ours = gcm.seal(&iv, &aad, &mut data).unwrap();
+                    assert_eq!(data, ct, "{backend:?} ct, {what}");
+                    assert_eq!(ours.as_ref(), &tag[..], "{backend:?} tag, {what}");
+                    gcm.open(&iv, &aad, &mut data, &tag).unwrap();
+                    assert_eq!(data, pt, "{backend:?} open, {what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn tampered_tag_ciphertext_aad_or_iv_fail_and_leave_data() {
+    let mut rng = rng();
+    for backend in backends() {
+        for key_len in [16usize, 24, 32] {
+            for &(iv_len, tag_len) in SHAPES {
+                let key = random_bytes(&mut rng, key_len);
+                let iv = random_bytes(&mut rng, iv_len);
+                let aad = random_len(&mut rng, 1..40);
+                let pt = random_len(&mut rng, 1..300);
+                let (ct, tag) = reference_seal(&key, &iv, &aad, &pt, tag_len);
+                let gcm = AesGcm::with_backend(&key, tag_len, backend).unwrap();
+
+                let fails = |iv: &[u8], aad: &[u8], ct: &[u8], tag: &[u8]| {
+                    let mut data = ct.to_vec();
+                    let r = gcm.open(iv, aad, &mut data, tag);
+                    assert_eq!(r, Err(Error::AuthenticationFailed), "{backend:?}");
+                    assert_eq!(data, ct, "{backend:?}: data changed on failure");
+                };
+
+                let mut t = tag.clone();
+                let i = rng.gen_range(0..t.len());
+                t[i] ^= 1 << rng.gen_range(0..8);
+                fails(&iv, &aad, &ct, &t);
+
+                let mut c = ct.clone();
+                let i = rng.gen_range(0..c.len());
+                c[i] ^= 1 << rng.gen_range(0..8);
+                fails(&iv, &aad, &c, &tag);
+
+                let mut a = aad.clone();
+                let i = rng.gen_range(0..a.len());
+                a[i] ^= 1 << rng.gen_range(0..8);
+                fails(&iv, &a, &ct, &tag);
+                fails(&iv, &aad[..aad.len() - 1], &ct, &tag);
+
+                let mut v = iv.clone();
+                let i = rng.gen_range(0..v.len());
+                v[i] ^= 1 << rng.gen_range(0..8);
+                fails(&v, &aad, &ct, &tag);
+
+                // The untampered message still opens.
+                let mut data = ct.clone();
+                gcm.open(&iv, &aad, &mut data, &tag).unwrap();
+                assert_eq!(data, pt);
+            }
+        }
+    }
+}
+
+#[test]
+fn portable_and_aesni_agree_on_random_inputs() {
+    if !Backend::AesNi.is_supported() {
+        println!("AES-NI/PCLMULQDQ not available on this CPU: skipping the backend comparison");
+        return;
+    }
+    let mut rng = rng();
+    for _ in 0..100 {
+        let key_len = [16, 24, 32][rng.gen_range(0..3)];
+        let key = random_bytes(&mut rng, key_len);
+        let iv = random_len(&mut rng, 1..100);
+        let aad = random_len(&mut rng, 0..200);
+        let pt = random_len(&mut rng, 0..3000);
+        let tag_len = rng.gen_range(12..=16);
+        let soft = AesGcm::with_backend(&key, tag_len, Backend::Portable).unwrap();
+        let ni = AesGcm::with_backend(&key, tag_len, Backend::AesNi).unwrap();
+        assert_eq!(soft.hash_subkey(), ni.hash_subkey());
+        assert_eq!(
+            soft.pre_counter_block(&iv).unwrap(),
+            ni.pre_counter_block(&iv).unwrap()
+        );
+        let (mut a, mut b) = (pt.clone(), pt.clone());
+        let ta = soft.seal(&iv, &aad, &mut a).unwrap();
+        let tb = ni.seal(&iv, &aad, &mut b).unwrap();
+        assert_eq!((a, ta), (b, tb));
+    }
+}
+
+/// `SHIFR_BACKEND=portable` must make `AesGcm::new` run AES and GHASH on the portable backend.
+/// The variable is read once per process, so the check runs in a child process of this binary.
+#[test]
+fn environment_forces_portable_backend() {
+    const MARK: &str = "SHIFR_GCM_DIFF_CHILD";
+    if std::env::var(MARK).is_ok() {
+        assert_eq!(std::env::var("SHIFR_BACKEND").as_deref(), Ok("portable"));
+        let gcm = AesGcm::new(&[7u8; 32], 16).unwrap();
+        assert_eq!(gcm.backend(), Backend::Portable);
+        let g = shifr::mac::ghash::GHash::new(&[9u8; 16]);
+        assert_eq!(g.backend(), Backend::Portable);
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary path");
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "environment_forces_portable_backend",
+            "--nocapture",
+        ])
+        .env(MARK, "1")
+        .env("SHIFR_BACKEND", "portable")
+        .output()
+        .expect("run child test");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "child failed: {stdout}");
+    assert!(
+        stdout.contains("1 passed"),
+        "child did not run the test: {stdout}"
+    );
+}
