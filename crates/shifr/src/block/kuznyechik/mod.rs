@@ -16,6 +16,8 @@ mod tables;
 
 pub use tables::PI;
 
+use std::sync::OnceLock;
+
 use tables::{gf_mul, L_COEFFS, PI_INV};
 use zeroize::Zeroize;
 
@@ -79,6 +81,13 @@ pub fn round_constant(i: u8) -> [u8; 16] {
     transform_l(&v)
 }
 
+/// C_1..C_32 as big-endian `u128`, computed once: the key schedule runs often (ACPKM re-keys per section).
+fn round_constants() -> &'static [u128; 32] {
+    static CONSTANTS: OnceLock<[u128; 32]> = OnceLock::new();
+    CONSTANTS
+        .get_or_init(|| core::array::from_fn(|i| u128::from_be_bytes(round_constant(i as u8 + 1))))
+}
+
 fn xor(a: &[u8; 16], b: &[u8; 16]) -> [u8; 16] {
     core::array::from_fn(|i| a[i] ^ b[i])
 }
@@ -101,31 +110,34 @@ impl Kuznyechik {
                 got: key.len(),
             });
         }
-        let mut keys = [0u128; 10];
+        // Built in place so that no stray copy of the round keys outlives the call unzeroized.
+        let mut cipher = Kuznyechik {
+            keys: [0; 10],
+            inv_keys: [0; 10],
+        };
         let mut half = [0u8; 16];
         half.copy_from_slice(&key[..16]);
         let mut a1 = u128::from_be_bytes(half);
         half.copy_from_slice(&key[16..]);
         let mut a0 = u128::from_be_bytes(half);
         half.zeroize();
-        keys[0] = a1;
-        keys[1] = a0;
+        cipher.keys[0] = a1;
+        cipher.keys[1] = a0;
         // Four times eight Feistel steps F[C](a1, a0) = (LSX[C](a1) ^ a0, a1) yield K_3..K_10.
-        for pair in 1..5 {
-            for j in 1..=8u8 {
-                let c = u128::from_be_bytes(round_constant(8 * (pair as u8 - 1) + j));
+        for (pair, constants) in round_constants().chunks_exact(8).enumerate() {
+            for &c in constants {
                 (a1, a0) = (soft::lsx(c, a1) ^ a0, a1);
             }
-            keys[2 * pair] = a1;
-            keys[2 * pair + 1] = a0;
+            cipher.keys[2 * pair + 2] = a1;
+            cipher.keys[2 * pair + 3] = a0;
         }
         a1.zeroize();
         a0.zeroize();
-        let mut inv_keys = keys;
-        for k in &mut inv_keys[1..] {
-            *k = soft::l_inv(*k);
+        cipher.inv_keys[0] = cipher.keys[0];
+        for (inv, k) in cipher.inv_keys[1..].iter_mut().zip(&cipher.keys[1..]) {
+            *inv = soft::l_inv(*k);
         }
-        Ok(Kuznyechik { keys, inv_keys })
+        Ok(cipher)
     }
 
     /// The round keys K_1..K_10 in wire order.

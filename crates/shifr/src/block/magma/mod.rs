@@ -16,7 +16,8 @@
 //! Side channels: the portable backend evaluates the round function with four 256-entry tables
 //! (pairs of 4-bit S-boxes, the rotation by 11 folded in) indexed by key- and data-dependent bytes.
 //! These secret-indexed lookups are NOT constant-time: cache-timing attacks can observe them.
-//! Constant-time in-register (SIMD) backends are planned behind the same calls.
+//! The SIMD work will add constant-time backends that keep the S-boxes in registers (byte shuffles),
+//! behind the same `encrypt_blocks` / `encrypt_lanes` calls.
 
 mod sbox;
 mod soft;
@@ -56,7 +57,9 @@ pub fn round_keys(key: &[u8; 32]) -> [u32; 32] {
     for (w, c) in words.iter_mut().zip(key.chunks_exact(4)) {
         *w = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
     }
-    schedule(&words)
+    let keys = schedule(&words);
+    zeroize::Zeroize::zeroize(&mut words);
+    keys
 }
 
 /// Expands the eight key words into the encryption order of the 32 rounds.
