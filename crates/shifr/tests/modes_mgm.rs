@@ -49,7 +49,11 @@ macro_rules! against_rustcrypto {
                 let mut ours = pt.clone();
                 let tag = ours_aead.seal(&nonce, &aad, &mut ours).unwrap();
                 assert_eq!(ours, theirs, "ct, aad {aad_len} pt {pt_len}");
-                assert_eq!(tag.as_ref(), their_tag.as_slice(), "tag, aad {aad_len} pt {pt_len}");
+                assert_eq!(
+                    tag.as_ref(),
+                    their_tag.as_slice(),
+                    "tag, aad {aad_len} pt {pt_len}"
+                );
                 // Truncated tags are prefixes of the full tag.
                 let short = Mgm::new(<$ours>::new_from_slice(&key).unwrap(), 4).unwrap();
                 let mut d = pt.clone();
@@ -58,7 +62,9 @@ macro_rules! against_rustcrypto {
                 short.open(&nonce, &aad, &mut d, t4.as_ref()).unwrap();
                 assert_eq!(d, pt);
                 // Round trip and every kind of tampering.
-                ours_aead.open(&nonce, &aad, &mut ours, tag.as_ref()).unwrap();
+                ours_aead
+                    .open(&nonce, &aad, &mut ours, tag.as_ref())
+                    .unwrap();
                 assert_eq!(ours, pt);
                 ours_aead.seal(&nonce, &aad, &mut ours).unwrap();
                 let ct = ours.clone();
@@ -99,16 +105,30 @@ macro_rules! against_rustcrypto {
     };
 }
 
-against_rustcrypto!(kuznyechik_mgm_matches, Kuznyechik, kuznyechik_mgm::Kuznyechik, 16);
+against_rustcrypto!(
+    kuznyechik_mgm_matches,
+    Kuznyechik,
+    kuznyechik_mgm::Kuznyechik,
+    16
+);
 against_rustcrypto!(magma_mgm_matches, Magma, magma_mgm::Magma, 8);
 
 #[test]
 fn parameters_are_checked() {
     let k = || Kuznyechik::new_from_slice(&[7u8; 32]).unwrap();
     let m = || Magma::new_from_slice(&[7u8; 32]).unwrap();
-    assert!(matches!(Mgm::new(k(), 3), Err(Error::InvalidTagLength { got: 3, .. })));
-    assert!(matches!(Mgm::new(k(), 17), Err(Error::InvalidTagLength { got: 17, .. })));
-    assert!(matches!(Mgm::new(m(), 9), Err(Error::InvalidTagLength { got: 9, .. })));
+    assert!(matches!(
+        Mgm::new(k(), 3),
+        Err(Error::InvalidTagLength { got: 3, .. })
+    ));
+    assert!(matches!(
+        Mgm::new(k(), 17),
+        Err(Error::InvalidTagLength { got: 17, .. })
+    ));
+    assert!(matches!(
+        Mgm::new(m(), 9),
+        Err(Error::InvalidTagLength { got: 9, .. })
+    ));
     assert!(Mgm::new(m(), 8).is_ok() && Mgm::new(k(), 16).is_ok());
 
     let mgm = Mgm::new(k(), 16).unwrap();
@@ -122,11 +142,20 @@ fn parameters_are_checked() {
     }
     let mut high = vec![0u8; 16];
     high[0] = 0x80;
-    assert!(matches!(mgm.seal(&high, b"", &mut data), Err(Error::InvalidParameter(_))));
-    assert!(matches!(mgm.open(&high, b"", &mut data, &[0; 16]), Err(Error::InvalidParameter(_))));
+    assert!(matches!(
+        mgm.seal(&high, b"", &mut data),
+        Err(Error::InvalidParameter(_))
+    ));
+    assert!(matches!(
+        mgm.open(&high, b"", &mut data, &[0; 16]),
+        Err(Error::InvalidParameter(_))
+    ));
     assert!(matches!(mgm.y1_z1(&high), Err(Error::InvalidParameter(_))));
     // RFC 9058 needs |A| + |P| > 0.
-    assert!(matches!(mgm.seal(&[0u8; 16], b"", &mut []), Err(Error::InvalidParameter(_))));
+    assert!(matches!(
+        mgm.seal(&[0u8; 16], b"", &mut []),
+        Err(Error::InvalidParameter(_))
+    ));
     // Wrong tag length on open.
     let tag = mgm.seal(&[0u8; 16], b"a", &mut data).unwrap();
     let before = data.clone();

@@ -46,8 +46,11 @@ fn block_check<C: KeyInit>(r: &Record) {
     assert_eq!(b, r.hex("ct"), "{}", r.name);
 }
 
+/// Makes the record's cipher, keyed.
+type MakeCipher<'a> = &'a dyn Fn(&Record) -> Box<dyn BlockCipher>;
+
 /// Runs `f` on every record of `file` with `mode`, dispatching on its cipher.
-fn for_each(file: &str, mode: &str, f: &dyn Fn(&Record, &dyn Fn(&Record) -> Box<dyn BlockCipher>)) {
+fn for_each(file: &str, mode: &str, f: &dyn Fn(&Record, MakeCipher)) {
     let ciphers: &[&str] = if file == "gost.txt" {
         &["magma", "kuznyechik"]
     } else {
@@ -55,7 +58,7 @@ fn for_each(file: &str, mode: &str, f: &dyn Fn(&Record, &dyn Fn(&Record) -> Box<
     };
     for &name in ciphers {
         for r in select(file, name, mode) {
-            let make: &dyn Fn(&Record) -> Box<dyn BlockCipher> = match name {
+            let make: MakeCipher = match name {
                 "magma" => &|r| Box::new(key::<Magma>(r)),
                 "kuznyechik" => &|r| Box::new(key::<Kuznyechik>(r)),
                 "aes128" => &|r| Box::new(key::<Aes128>(r)),
@@ -223,8 +226,13 @@ fn ctr_acpkm_vectors() {
         ctr_acpkm_check::<Magma>(&r, 32);
         // The single-key-size entry point gives the same.
         let mut d = r.hex("pt");
-        ctr_acpkm::apply(&key::<Magma>(&r), &r.hex("iv"), r.num("section_bits") / 8, &mut d)
-            .unwrap();
+        ctr_acpkm::apply(
+            &key::<Magma>(&r),
+            &r.hex("iv"),
+            r.num("section_bits") / 8,
+            &mut d,
+        )
+        .unwrap();
         assert_eq!(d, r.hex("ct"), "{}", r.name);
     }
     for r in select("gost.txt", "kuznyechik", "ctr-acpkm") {

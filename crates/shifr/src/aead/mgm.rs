@@ -38,7 +38,9 @@ pub struct Mgm<C: BlockCipher> {
 
 /// Reads an `n`-byte big-endian block into the low bits of a `u128`.
 fn load(block: &[u8]) -> u128 {
-    block.iter().fold(0u128, |acc, &b| (acc << 8) | u128::from(b))
+    block
+        .iter()
+        .fold(0u128, |acc, &b| (acc << 8) | u128::from(b))
 }
 
 /// Writes the low `out.len()` bytes of `x` big-endian.
@@ -47,28 +49,77 @@ fn store(x: u128, out: &mut [u8]) {
     out.copy_from_slice(&bytes[16 - out.len()..]);
 }
 
+/// Carry-less product of two 32-bit polynomials, constant time: integer multiplications of operands
+/// thinned to every fourth bit, so that at most 8 terms meet at any bit position and carries can never
+/// reach the next bit of the same residue class (the BearSSL `bmul32` technique).
+fn clmul32(x: u32, y: u32) -> u64 {
+    const M: [u64; 4] = [
+        0x1111_1111_1111_1111,
+        0x2222_2222_2222_2222,
+        0x4444_4444_4444_4444,
+        0x8888_8888_8888_8888,
+    ];
+    let (x, y) = (u64::from(x), u64::from(y));
+    let xs = [x & M[0], x & M[1], x & M[2], x & M[3]];
+    let ys = [y & M[0], y & M[1], y & M[2], y & M[3]];
+    let mut z = 0u64;
+    for (r, mask) in M.iter().enumerate() {
+        // Terms x_a * y_b with a + b = r (mod 4) land on bits of residue r.
+        let mut acc = 0u64;
+        for (a, xa) in xs.iter().enumerate() {
+            acc ^= xa.wrapping_mul(ys[(4 + r - a) % 4]);
+        }
+        z |= acc & mask;
+    }
+    z
+}
+
+/// Carry-less 64 x 64 -> 128-bit product (Karatsuba over [`clmul32`]).
+fn clmul64(x: u64, y: u64) -> u128 {
+    let (x0, x1) = (x as u32, (x >> 32) as u32);
+    let (y0, y1) = (y as u32, (y >> 32) as u32);
+    let lo = clmul32(x0, y0);
+    let hi = clmul32(x1, y1);
+    let mid = clmul32(x0 ^ x1, y0 ^ y1) ^ lo ^ hi;
+    (u128::from(hi) << 64) ^ (u128::from(mid) << 32) ^ u128::from(lo)
+}
+
 /// Product in GF(2^128) mod `x^128 + x^7 + x^2 + x + 1`, constant time.
 fn gf128_mul(a: u128, b: u128) -> u128 {
-    let mut acc = 0u128;
-    let mut v = a;
-    for i in 0..128 {
-        acc ^= v & ((b >> i) & 1).wrapping_neg();
-        let carry = v >> 127;
-        v = (v << 1) ^ (0x87 & carry.wrapping_neg());
-    }
-    acc
+    let (a0, a1) = (a as u64, (a >> 64) as u64);
+    let (b0, b1) = (b as u64, (b >> 64) as u64);
+    let lo = clmul64(a0, b0);
+    let hi = clmul64(a1, b1);
+    let mid = clmul64(a0 ^ a1, b0 ^ b1) ^ lo ^ hi;
+    // The 256-bit product is high * x^128 + low.
+    let low = lo ^ (mid << 64);
+    let high = hi ^ (mid >> 64);
+    // x^128 = x^7 + x^2 + x + 1: fold `high` in, then the at most 7 bits that overflow once more.
+    let over = (high >> 127) ^ (high >> 126) ^ (high >> 121);
+    low ^ high
+        ^ (high << 1)
+        ^ (high << 2)
+        ^ (high << 7)
+        ^ over
+        ^ (over << 1)
+        ^ (over << 2)
+        ^ (over << 7)
 }
 
 /// Product in GF(2^64) mod `x^64 + x^4 + x^3 + x + 1`, constant time.
 fn gf64_mul(a: u64, b: u64) -> u64 {
-    let mut acc = 0u64;
-    let mut v = a;
-    for i in 0..64 {
-        acc ^= v & ((b >> i) & 1).wrapping_neg();
-        let carry = v >> 63;
-        v = (v << 1) ^ (0x1b & carry.wrapping_neg());
-    }
-    acc
+    let product = clmul64(a, b);
+    let (low, high) = (product as u64, (product >> 64) as u64);
+    // x^64 = x^4 + x^3 + x + 1.
+    let over = (high >> 63) ^ (high >> 61) ^ (high >> 60);
+    low ^ high
+        ^ (high << 1)
+        ^ (high << 3)
+        ^ (high << 4)
+        ^ over
+        ^ (over << 1)
+        ^ (over << 3)
+        ^ (over << 4)
 }
 
 impl<C: BlockCipher> Mgm<C> {
@@ -76,7 +127,9 @@ impl<C: BlockCipher> Mgm<C> {
     pub fn new(cipher: C, tag_len: usize) -> Result<Self> {
         let n = cipher.block_size();
         if n != 8 && n != 16 {
-            return Err(Error::InvalidParameter("MGM needs a 64- or 128-bit block cipher"));
+            return Err(Error::InvalidParameter(
+                "MGM needs a 64- or 128-bit block cipher",
+            ));
         }
         if !(MIN_TAG_LEN..=n).contains(&tag_len) {
             return Err(Error::InvalidTagLength {
@@ -105,7 +158,11 @@ impl<C: BlockCipher> Mgm<C> {
     /// Adds one to the left (most significant) half of a counter block, mod `2^(n/2)`.
     fn incr_l(&self, x: u128) -> u128 {
         let half = 4 * self.n as u32;
-        let block_mask = if self.n == 16 { u128::MAX } else { (1u128 << 64) - 1 };
+        let block_mask = if self.n == 16 {
+            u128::MAX
+        } else {
+            (1u128 << 64) - 1
+        };
         x.wrapping_add(1u128 << half) & block_mask
     }
 
@@ -129,7 +186,9 @@ impl<C: BlockCipher> Mgm<C> {
         let a_bits = aad_len as u128 * 8;
         let p_bits = data_len as u128 * 8;
         if a_bits + p_bits >= limit {
-            return Err(Error::LengthLimit("MGM: |A| + |P| must be below 2^(n/2) bits"));
+            return Err(Error::LengthLimit(
+                "MGM: |A| + |P| must be below 2^(n/2) bits",
+            ));
         }
         if a_bits + p_bits == 0 {
             return Err(Error::InvalidParameter(
@@ -307,6 +366,58 @@ impl<C: BlockCipher> Aead for Mgm<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bit-serial reference multiplication (shift-and-add), for checking the fast one.
+    fn reference_mul(a: u128, b: u128, bits: u32, poly: u128) -> u128 {
+        let top = 1u128 << (bits - 1);
+        let mask = if bits == 128 {
+            u128::MAX
+        } else {
+            (1u128 << bits) - 1
+        };
+        let mut acc = 0u128;
+        let mut v = a;
+        for i in 0..bits {
+            if (b >> i) & 1 == 1 {
+                acc ^= v;
+            }
+            let carry = v & top != 0;
+            v = (v << 1) & mask;
+            if carry {
+                v ^= poly;
+            }
+        }
+        acc
+    }
+
+    #[test]
+    fn fast_multiplication_matches_bit_serial() {
+        // A fixed pseudo-random sequence (xorshift) plus edge values.
+        let mut state = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834u128;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut values = vec![0u128, 1, 2, u128::MAX, 1 << 127, 0x87, u128::MAX >> 1];
+        values.extend((0..200).map(|_| next()));
+        for &a in &values {
+            for &b in values.iter().take(40) {
+                assert_eq!(
+                    gf128_mul(a, b),
+                    reference_mul(a, b, 128, 0x87),
+                    "{a:x} {b:x}"
+                );
+                let (a64, b64) = (a as u64, b as u64);
+                assert_eq!(
+                    u128::from(gf64_mul(a64, b64)),
+                    reference_mul(a64.into(), b64.into(), 64, 0x1b),
+                    "{a64:x} {b64:x}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn field_multiplication_basics() {

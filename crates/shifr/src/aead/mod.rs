@@ -21,7 +21,10 @@ impl Tag {
         }
         let mut bytes = [0u8; 16];
         bytes[..t.len()].copy_from_slice(t);
-        Some(Tag { bytes, len: t.len() })
+        Some(Tag {
+            bytes,
+            len: t.len(),
+        })
     }
 }
 

@@ -17,7 +17,9 @@ fn reduction_constant(n: usize) -> Result<u8> {
     match n {
         8 => Ok(0x1b),
         16 => Ok(0x87),
-        _ => Err(Error::InvalidParameter("OMAC needs a 64- or 128-bit block cipher")),
+        _ => Err(Error::InvalidParameter(
+            "OMAC needs a 64- or 128-bit block cipher",
+        )),
     }
 }
 

@@ -23,7 +23,9 @@ fn reduction_constant(n: usize) -> Result<u8> {
     match n {
         8 => Ok(0x1b),
         16 => Ok(0x87),
-        _ => Err(Error::InvalidParameter("OMAC-ACPKM needs a 64- or 128-bit block cipher")),
+        _ => Err(Error::InvalidParameter(
+            "OMAC-ACPKM needs a 64- or 128-bit block cipher",
+        )),
     }
 }
 
@@ -65,7 +67,14 @@ pub fn omac_acpkm<C: KeyInit>(
     tag_len: usize,
     msg: &[u8],
 ) -> Result<Vec<u8>> {
-    omac_acpkm_with_key_len(c, sole_key_len::<C>()?, section_bytes, tstar_bytes, tag_len, msg)
+    omac_acpkm_with_key_len(
+        c,
+        sole_key_len::<C>()?,
+        section_bytes,
+        tstar_bytes,
+        tag_len,
+        msg,
+    )
 }
 
 /// [`omac_acpkm`] with an explicit key length `key_len` (bytes).

@@ -12,14 +12,17 @@ const BATCH_BLOCKS: usize = 64;
 
 /// Checks the register (`iv.len() = z*n`, `z >= 1`) and the data alignment; returns `(n, z)`.
 pub(crate) fn check_register(n: usize, iv: &[u8], data_len: usize) -> Result<(usize, usize)> {
-    if n == 0 || iv.is_empty() || iv.len() % n != 0 {
+    if n == 0 || iv.is_empty() || !iv.len().is_multiple_of(n) {
         return Err(Error::InvalidIvLength {
             expected: "a positive multiple of the block size",
             got: iv.len(),
         });
     }
-    if data_len % n != 0 {
-        return Err(Error::NotBlockAligned { block: n, got: data_len });
+    if !data_len.is_multiple_of(n) {
+        return Err(Error::NotBlockAligned {
+            block: n,
+            got: data_len,
+        });
     }
     Ok((n, iv.len() / n))
 }

@@ -51,7 +51,7 @@ pub(crate) fn xor_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], 
 }
 
 fn check_block_size(n: usize) -> Result<()> {
-    if n == 0 || n > MAX_BLOCK || n % 2 != 0 {
+    if n == 0 || n > MAX_BLOCK || !n.is_multiple_of(2) {
         return Err(Error::InvalidParameter(
             "counter modes need an even block size of at most 16 bytes",
         ));

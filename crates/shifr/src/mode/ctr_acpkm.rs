@@ -42,7 +42,7 @@ pub(crate) fn check_key_len<C: KeyInit>(n: usize, key_len: usize) -> Result<()> 
 }
 
 fn check_acpkm_key_len(n: usize, key_len: usize) -> Result<()> {
-    if n == 0 || key_len == 0 || key_len % n != 0 || key_len > ACPKM_D.len() {
+    if n == 0 || key_len == 0 || !key_len.is_multiple_of(n) || key_len > ACPKM_D.len() {
         return Err(Error::InvalidParameter(
             "ACPKM key length must be a whole number of blocks, at most 32 bytes",
         ));
@@ -52,7 +52,7 @@ fn check_acpkm_key_len(n: usize, key_len: usize) -> Result<()> {
 
 /// Checks that a section size is a positive multiple of the block size.
 pub(crate) fn check_section(n: usize, section_bytes: usize) -> Result<()> {
-    if n == 0 || section_bytes == 0 || section_bytes % n != 0 {
+    if n == 0 || section_bytes == 0 || !section_bytes.is_multiple_of(n) {
         return Err(Error::InvalidParameter(
             "ACPKM section size must be a positive multiple of the block size",
         ));

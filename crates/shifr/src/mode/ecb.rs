@@ -6,7 +6,7 @@ use crate::block::BlockCipher;
 use crate::{Error, Result};
 
 fn check_aligned(n: usize, len: usize) -> Result<()> {
-    if n == 0 || len % n != 0 {
+    if n == 0 || !len.is_multiple_of(n) {
         return Err(Error::NotBlockAligned { block: n, got: len });
     }
     Ok(())

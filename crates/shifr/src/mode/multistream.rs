@@ -64,10 +64,18 @@ fn setup<'c, C: BlockCipher>(
     ivs: &[&[u8]],
     lens: &[usize],
     whole_blocks: bool,
-) -> Result<(usize, Vec<usize>, Vec<usize>, Vec<&'c C>, Zeroizing<Vec<u8>>)> {
+) -> Result<(
+    usize,
+    Vec<usize>,
+    Vec<usize>,
+    Vec<&'c C>,
+    Zeroizing<Vec<u8>>,
+)> {
     let n = common_block_size(ciphers, lens.len())?;
     if ivs.len() != lens.len() {
-        return Err(Error::InvalidParameter("multistream: one IV per stream is required"));
+        return Err(Error::InvalidParameter(
+            "multistream: one IV per stream is required",
+        ));
     }
     check_ivs(n, ivs)?;
     if whole_blocks {
@@ -123,7 +131,8 @@ pub fn cbc_decrypt<C: BlockCipher>(
 ) -> Result<()> {
     let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
     let (n, blocks, order, lanes, mut prev) = setup(ciphers, ivs, &lens, true)?;
-    let mut work = vec![0u8; order.len() * n];
+    // Holds plaintext after the XOR: wiped on drop.
+    let mut work = Zeroizing::new(vec![0u8; order.len() * n]);
     let mut saved = vec![0u8; order.len() * n];
     let mut live = order.len();
     for index in 0.. {
@@ -199,12 +208,20 @@ fn cfb<C: BlockCipher>(
 }
 
 /// OMAC (CMAC) tags of `msgs[i]` under `ciphers[i]`, all `tag_len` bytes (`1..=n`; 8- or 16-byte blocks).
-pub fn omac<C: BlockCipher>(ciphers: &[&C], msgs: &[&[u8]], tag_len: usize) -> Result<Vec<Vec<u8>>> {
+pub fn omac<C: BlockCipher>(
+    ciphers: &[&C],
+    msgs: &[&[u8]],
+    tag_len: usize,
+) -> Result<Vec<Vec<u8>>> {
     let n = common_block_size(ciphers, msgs.len())?;
     let constant = match n {
         8 => 0x1b,
         16 => 0x87,
-        _ => return Err(Error::InvalidParameter("OMAC needs a 64- or 128-bit block cipher")),
+        _ => {
+            return Err(Error::InvalidParameter(
+                "OMAC needs a 64- or 128-bit block cipher",
+            ))
+        }
     };
     check_tag_len(n, tag_len)?;
     let streams = msgs.len();

@@ -10,7 +10,7 @@ use zeroize::Zeroizing;
 /// XORs the OFB key stream for register `iv` (`z*n` bytes, `z >= 1`) into `data`.
 pub fn apply<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
     let n = c.block_size();
-    if n == 0 || iv.is_empty() || iv.len() % n != 0 {
+    if n == 0 || iv.is_empty() || !iv.len().is_multiple_of(n) {
         return Err(Error::InvalidIvLength {
             expected: "a positive multiple of the block size",
             got: iv.len(),

@@ -27,7 +27,9 @@ fn check_block(block: usize) -> Result<()> {
     if (1..=255).contains(&block) {
         Ok(())
     } else {
-        Err(Error::InvalidParameter("padding block size must be 1..=255 bytes"))
+        Err(Error::InvalidParameter(
+            "padding block size must be 1..=255 bytes",
+        ))
     }
 }
 
@@ -45,7 +47,7 @@ pub fn pkcs7_pad(data: &mut Vec<u8>, block: usize) -> Result<()> {
 /// [`Error::BadPadding`].
 pub fn pkcs7_unpad(data: &[u8], block: usize) -> Result<usize> {
     check_block(block)?;
-    if data.is_empty() || data.len() % block != 0 {
+    if data.is_empty() || !data.len().is_multiple_of(block) {
         return Err(Error::BadPadding);
     }
     let tail = &data[data.len() - block..];
@@ -76,7 +78,7 @@ pub fn gost_pad2(data: &mut Vec<u8>, block: usize) -> Result<()> {
 /// in 0x80 followed by zero or more zero bytes. Anything else is [`Error::BadPadding`].
 pub fn gost_unpad2(data: &[u8], block: usize) -> Result<usize> {
     check_block(block)?;
-    if data.is_empty() || data.len() % block != 0 {
+    if data.is_empty() || !data.len().is_multiple_of(block) {
         return Err(Error::BadPadding);
     }
     let tail = &data[data.len() - block..];
@@ -87,7 +89,7 @@ pub fn gost_unpad2(data: &[u8], block: usize) -> Result<usize> {
         let nz = nonzero_mask(b);
         let marker = nz & !seen; // the last non-zero byte of the block
         bad |= marker & (b ^ 0x80);
-        pad_len |= (i + 1) & usize::from(marker).wrapping_neg();
+        pad_len |= (i + 1) & usize::from(marker & 1).wrapping_neg();
         seen |= nz;
     }
     bad |= !seen;
@@ -150,9 +152,18 @@ mod tests {
         }
         assert_eq!(gost_unpad2(&[], 8), Err(Error::BadPadding));
         assert_eq!(gost_unpad2(&[0u8; 8], 8), Err(Error::BadPadding));
-        assert_eq!(gost_unpad2(&[1, 2, 3, 4, 5, 6, 7, 0x81], 8), Err(Error::BadPadding));
-        assert_eq!(gost_unpad2(&[1, 2, 3, 4, 5, 6, 0x40, 0], 8), Err(Error::BadPadding));
-        assert_eq!(gost_unpad2(&[0x80, 0, 0, 0, 0, 0, 0], 8), Err(Error::BadPadding));
+        assert_eq!(
+            gost_unpad2(&[1, 2, 3, 4, 5, 6, 7, 0x81], 8),
+            Err(Error::BadPadding)
+        );
+        assert_eq!(
+            gost_unpad2(&[1, 2, 3, 4, 5, 6, 0x40, 0], 8),
+            Err(Error::BadPadding)
+        );
+        assert_eq!(
+            gost_unpad2(&[0x80, 0, 0, 0, 0, 0, 0], 8),
+            Err(Error::BadPadding)
+        );
         // The marker must lie in the last block.
         let mut two = vec![0u8; 16];
         two[7] = 0x80;

@@ -33,12 +33,12 @@ macro_rules! adapter {
         impl shifr::block::KeyInit for $name {
             const KEY_SIZES: &'static [usize] = &[$key];
             fn new_from_slice(key: &[u8]) -> shifr::Result<Self> {
-                <$inner>::new_from_slice(key)
-                    .map($name)
-                    .map_err(|_| shifr::Error::InvalidKeyLength {
+                <$inner>::new_from_slice(key).map($name).map_err(|_| {
+                    shifr::Error::InvalidKeyLength {
                         expected: stringify!($key),
                         got: key.len(),
-                    })
+                    }
+                })
             }
         }
     };
