@@ -1,0 +1,177 @@
+//! Record checks: real records pass, tampered copies fail, what cannot be interpreted is skipped,
+//! and `result = invalid` records pass only when rejected.
+//!
+//! The records are copies of records in /work/shared/vectors (primary-source values).
+
+use shifr_kat::{check, parse, Outcome};
+
+/// Checks the single record in `text`.
+fn outcome(text: &str) -> Outcome {
+    let recs = parse(text).expect("test record parses");
+    assert_eq!(recs.len(), 1);
+    check(&recs[0])
+}
+
+/// `text` with the first occurrence of `from` replaced (which must exist).
+fn edit(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "{from} not in record");
+    text.replacen(from, to, 1)
+}
+
+/// Flips the last hex digit of field `field`'s value.
+fn flip(text: &str, field: &str) -> String {
+    let prefix = format!("\n{field} = ");
+    let start = text.find(&prefix).expect("field present") + prefix.len();
+    let end = text[start..].find('\n').map_or(text.len(), |e| start + e);
+    let last = &text[end - 1..end];
+    let flipped = if last == "0" { "1" } else { "0" };
+    format!("{}{}{}", &text[..end - 1], flipped, &text[end..])
+}
+
+fn assert_pass(text: &str) {
+    assert_eq!(outcome(text), Outcome::Pass, "{text}");
+}
+
+fn assert_fail(text: &str, needle: &str) {
+    match outcome(text) {
+        Outcome::Fail(why) => assert!(why.contains(needle), "`{why}` lacks `{needle}`"),
+        other => panic!("expected FAIL mentioning `{needle}`, got {other:?}\n{text}"),
+    }
+}
+
+fn assert_skip(text: &str, needle: &str) {
+    match outcome(text) {
+        Outcome::Skip(why) => assert!(why.contains(needle), "`{why}` lacks `{needle}`"),
+        other => panic!("expected skip mentioning `{needle}`, got {other:?}\n{text}"),
+    }
+}
+
+const MAGMA_BLOCK: &str = "# magma-block / RFC 8891 Appendix A.4-A.5
+cipher = magma
+mode = block
+key = ffeeddccbbaa99887766554433221100f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff
+pt = fedcba9876543210
+ct = 4ee901e5c2d8ca3d
+g01 = 7654321028da3b14
+g05 = ea89c02c11fe726d
+g31 = 239a4577c2d8ca3d
+";
+
+const MAGMA_G: &str = "# magma-g-1 / RFC 8891 Appendix A.2
+cipher = magma
+mode = transform-g
+k = 87654321
+in = fedcba98
+out = fdcbc20c
+";
+
+const MAGMA_KEYS: &str = "# magma-keyschedule / RFC 8891 Appendix A.3
+cipher = magma
+mode = keyschedule
+key = ffeeddccbbaa99887766554433221100f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff
+k01 = ffeeddcc
+k08 = fcfdfeff
+k25 = fcfdfeff
+k32 = ffeeddcc
+";
+
+const GOST_TABLE: &str = "# gost28147-sbox-cryptopro-a / RFC 4357 section 11.1
+cipher = gost28147
+mode = table
+k1 = 96328b17a4efc0d5
+k8 = baf50ce8623917d4
+packed = 93eeb31b67475ada3e6a1d2f292c9c9588bd8170ba31d2ac1fd3f06e70890b08a5c0e78642f245c2e65b2943fca43459cb0fc8f104787f37dd15aebd519666e4
+";
+
+#[test]
+fn real_records_pass() {
+    assert_pass(MAGMA_BLOCK);
+    assert_pass(MAGMA_G);
+    assert_pass(MAGMA_KEYS);
+    assert_pass(GOST_TABLE);
+}
+
+#[test]
+fn uppercase_hex_is_accepted() {
+    assert_pass(&edit(MAGMA_BLOCK, "4ee901e5c2d8ca3d", "4EE901E5C2D8CA3D"));
+}
+
+#[test]
+fn tampered_output_fails() {
+    assert_fail(&flip(MAGMA_BLOCK, "ct"), "ct");
+    assert_fail(&flip(MAGMA_BLOCK, "pt"), "ct");
+    assert_fail(&flip(MAGMA_G, "out"), "out");
+    assert_fail(&flip(GOST_TABLE, "packed"), "packed");
+    assert_fail(&flip(GOST_TABLE, "k8"), "k8");
+}
+
+#[test]
+fn tampered_intermediate_value_fails() {
+    assert_fail(&flip(MAGMA_BLOCK, "g05"), "g05");
+    assert_fail(&flip(MAGMA_KEYS, "k25"), "k25");
+}
+
+#[test]
+fn bad_hex_fails_naming_the_field() {
+    assert_fail(&edit(MAGMA_BLOCK, "ct = 4ee9", "ct = 4xe9"), "`ct`");
+    assert_fail(&edit(MAGMA_BLOCK, "ct = 4ee9", "ct = 4ee"), "`ct`");
+    assert_fail(&edit(MAGMA_BLOCK, "key = ffee", "key = ffée"), "`key`");
+    assert_fail(&edit(MAGMA_G, "in = fedcba98", "in = fedcba"), "`in`");
+}
+
+#[test]
+fn missing_required_field_fails() {
+    assert_fail(&edit(MAGMA_BLOCK, "pt = fedcba9876543210\n", ""), "`pt`");
+}
+
+#[test]
+fn unknown_field_is_skipped_and_named() {
+    assert_skip(&format!("{MAGMA_BLOCK}flavour = 00\n"), "flavour");
+    // An index outside the schedule is a field this runner cannot interpret.
+    assert_skip(&format!("{MAGMA_KEYS}k33 = 00000000\n"), "k33");
+}
+
+#[test]
+fn unknown_mode_and_cipher_are_skipped() {
+    assert_skip(&edit(MAGMA_BLOCK, "mode = block", "mode = xts"), "xts");
+    assert_skip(
+        &edit(MAGMA_BLOCK, "cipher = magma", "cipher = serpent"),
+        "serpent",
+    );
+    assert_skip(
+        &edit(MAGMA_G, "cipher = magma", "cipher = aes128"),
+        "transform-g",
+    );
+}
+
+#[test]
+fn unknown_result_value_is_skipped() {
+    assert_skip(&format!("{MAGMA_BLOCK}result = maybe\n"), "result");
+}
+
+#[test]
+fn record_without_expected_values_is_skipped() {
+    let text = "# keys-only / s\ncipher = magma\nmode = keyschedule\nkey = ffeeddccbbaa99887766554433221100f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff\n";
+    assert_skip(text, "no expected value");
+}
+
+#[test]
+fn invalid_result_on_a_table_is_skipped() {
+    assert_skip(&format!("{GOST_TABLE}result = invalid\n"), "invalid");
+}
+
+#[test]
+fn invalid_block_record_passes_only_when_rejected() {
+    // A 31-byte key must be rejected.
+    let short_key = edit(MAGMA_BLOCK, "fcfdfeff\n", "fcfdfe\n");
+    let short_key = edit(&short_key, "g01 = 7654321028da3b14\n", "");
+    let short_key = edit(&short_key, "g05 = ea89c02c11fe726d\n", "");
+    let short_key = edit(&short_key, "g31 = 239a4577c2d8ca3d\n", "");
+    assert_pass(&format!("{short_key}result = invalid\n"));
+    assert_fail(&short_key, "key");
+    // The genuine record marked invalid is accepted by the cipher: that is a failure.
+    let genuine = edit(MAGMA_BLOCK, "g01 = 7654321028da3b14\n", "");
+    let genuine = edit(&genuine, "g05 = ea89c02c11fe726d\n", "");
+    let genuine = edit(&genuine, "g31 = 239a4577c2d8ca3d\n", "");
+    assert_fail(&format!("{genuine}result = invalid\n"), "accepted");
+}
