@@ -164,10 +164,12 @@ pub(crate) fn ctr_acpkm(ctx: &Ctx, name: Name) -> Step {
     ctx.same("encrypt(pt) vs ct", &ct, &enc)?;
     ctx.same("decrypt(ct) vs pt", &pt, &dec)?;
     for (j, field) in key_fields {
-        let got = if j == 1 {
-            Some(key.as_slice())
-        } else {
-            keys.get(j - 2).map(Vec::as_slice)
+        let got = match j {
+            1 => Some(key.as_slice()),
+            _ => j
+                .checked_sub(2)
+                .and_then(|i| keys.get(i))
+                .map(Vec::as_slice),
         };
         if let Some(got) = got {
             ctx.expect(field, got)?;
