@@ -200,7 +200,7 @@ macro_rules! differential {
             #[test]
             fn cfb_any_segment_and_register_matches_definition() {
                 for s in 1..=N {
-                    for m in [N, N + 1, N + s, 2 * N, 3 * N + 1] {
+                    for m in [N, N + 1, N + s, 2 * N, 3 * N + 1, 70 * N + 3] {
                         let len = 7 * N + 3;
                         let (key, iv, pt) =
                             (random_bytes($key), random_bytes(m), random_bytes(len));

@@ -8,8 +8,9 @@
 //! `x^64 + x^4 + x^3 + x + 1` or `x^128 + x^7 + x^2 + x + 1`, blocks read as big-endian polynomials.
 //! `Y_i` and `H_i` are enciphered [`BATCH_BLOCKS`] at a time.
 //!
-//! Constant time: the field multiplication walks all `n` bits of one operand and selects with masks (no
-//! data-dependent branches or table indices); the tag comparison uses [`ct_eq`].
+//! Constant time: the field multiplication is built from carry-less 32 x 32-bit products done with
+//! integer multiplications on operands thinned to every fourth bit (Karatsuba above that), then reduced
+//! with shifts: no data-dependent branches or table indices. The tag comparison uses [`ct_eq`].
 //!
 //! Parameters chosen here: tag length `4..=n` bytes (RFC 9058 allows 32..=n bits); RFC 9058 requires
 //! `0 < |A| + |P|` and `|A|, |P|, |A| + |P| < 2^(n/2)` bits, so an empty message with empty associated data

@@ -99,28 +99,25 @@ pub fn omac_acpkm_with_key_len<C: KeyInit>(
 
     let mut state = [0u8; MAX_BLOCK];
     let blocks_per_section = section_bytes / n;
-    let mut current: Option<(usize, C)> = None;
-    for i in 0..q {
-        let j = i / blocks_per_section;
-        if current.as_ref().map(|(s, _)| *s) != Some(j) {
-            current = Some((j, c.rekey(section_key(j))?));
-        }
-        let block = &msg[i * n..msg.len().min((i + 1) * n)];
-        let mut input = [0u8; MAX_BLOCK];
-        input[..block.len()].copy_from_slice(block);
-        if i == q - 1 {
-            let mut last_key = [0u8; MAX_BLOCK];
-            last_key[..n].copy_from_slice(&material[j * stride + key_len..(j + 1) * stride]);
-            if block.len() < n {
-                input[block.len()] = 0x80;
-                double(&mut last_key[..n], constant);
+    for j in 0..sections {
+        let cipher = c.rekey(section_key(j))?;
+        for i in j * blocks_per_section..q.min((j + 1) * blocks_per_section) {
+            let block = &msg[i * n..msg.len().min((i + 1) * n)];
+            let mut input = [0u8; MAX_BLOCK];
+            input[..block.len()].copy_from_slice(block);
+            if i == q - 1 {
+                // The last block: whole, XOR K^l_1; partial, pad 10...0 and XOR K^l_1 * x.
+                let mut last_key = [0u8; MAX_BLOCK];
+                last_key[..n].copy_from_slice(&material[j * stride + key_len..(j + 1) * stride]);
+                if block.len() < n {
+                    input[block.len()] = 0x80;
+                    double(&mut last_key[..n], constant);
+                }
+                xor_in_place(&mut input[..n], &last_key[..n]);
+                last_key.zeroize();
             }
-            xor_in_place(&mut input[..n], &last_key[..n]);
-            last_key.zeroize();
-        }
-        xor_in_place(&mut state[..n], &input[..n]);
-        input.zeroize();
-        if let Some((_, cipher)) = &current {
+            xor_in_place(&mut state[..n], &input[..n]);
+            input.zeroize();
             cipher.encrypt_blocks(&mut state[..n]);
         }
     }

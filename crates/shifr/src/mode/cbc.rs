@@ -11,7 +11,7 @@ use crate::{Error, Result};
 const BATCH_BLOCKS: usize = 64;
 
 /// Checks the register (`iv.len() = z*n`, `z >= 1`) and the data alignment; returns `(n, z)`.
-pub(crate) fn check_register(n: usize, iv: &[u8], data_len: usize) -> Result<(usize, usize)> {
+fn check_register(n: usize, iv: &[u8], data_len: usize) -> Result<(usize, usize)> {
     if n == 0 || iv.is_empty() || !iv.len().is_multiple_of(n) {
         return Err(Error::InvalidIvLength {
             expected: "a positive multiple of the block size",
@@ -58,14 +58,14 @@ pub fn decrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Re
     // `prev` holds the m bytes of ciphertext (or IV) that precede the current chunk.
     let mut prev = iv.to_vec();
     let mut saved = vec![0u8; chunk];
-    for block in data.chunks_mut(chunk) {
-        let saved = &mut saved[..block.len()];
-        saved.copy_from_slice(block);
-        c.decrypt_blocks(block);
-        let head = block.len().min(m);
-        xor_in_place(&mut block[..head], &prev);
-        if block.len() > m {
-            xor_in_place(&mut block[m..], saved);
+    for part in data.chunks_mut(chunk) {
+        let saved = &mut saved[..part.len()];
+        saved.copy_from_slice(part);
+        c.decrypt_blocks(part);
+        let head = part.len().min(m);
+        xor_in_place(&mut part[..head], &prev);
+        if part.len() > m {
+            xor_in_place(&mut part[m..], saved);
         }
         if saved.len() == chunk {
             prev.copy_from_slice(&saved[chunk - m..]);

@@ -4,15 +4,18 @@
 //! The final segment may be shorter than `s` (the mode then acts as a stream cipher).
 //!
 //! Batching: the cipher inputs of the next `k = (m - n)/s + 1` segments all lie in the current register,
-//! so they are enciphered in one `encrypt_blocks` call (`k = z` for GOST's `m = z*n, s = n`).
+//! so they are enciphered in one `encrypt_blocks` call (`k = z` for GOST's `m = z*n, s = n`; at most 64).
 
 use crate::block::BlockCipher;
 use crate::util::xor_in_place;
 use crate::{Error, Result};
 use zeroize::Zeroizing;
 
+/// Most segments enciphered per `encrypt_blocks` call.
+const MAX_BATCH: usize = 64;
+
 /// Validates the register and segment sizes for a cipher with block size `n`.
-pub(crate) fn check_params(n: usize, iv_len: usize, segment: usize) -> Result<()> {
+fn check_params(n: usize, iv_len: usize, segment: usize) -> Result<()> {
     if iv_len < n || n == 0 {
         return Err(Error::InvalidIvLength {
             expected: "at least the block size",
@@ -57,7 +60,8 @@ fn run<C: BlockCipher + ?Sized>(
     let n = c.block_size();
     check_params(n, iv.len(), s)?;
     let m = iv.len();
-    let per_round = (m - n) / s + 1;
+    // Segments per batch: all whose cipher input lies in the register, capped to bound the buffer.
+    let per_round = ((m - n) / s + 1).min(MAX_BATCH);
     let mut reg = iv.to_vec();
     // Key stream: wiped on drop.
     let mut inputs = Zeroizing::new(vec![0u8; per_round * n]);
