@@ -232,14 +232,8 @@ fn invalid_result_on_a_table_is_skipped() {
 fn invalid_block_record_passes_only_when_rejected() {
     // A 31-byte key must be rejected.
     let short_key = edit(MAGMA_BLOCK, "fcfdfeff\n", "fcfdfe\n");
-    let short_key = edit(&short_key, "g01 = 7654321028da3b14\n", "");
-    let short_key = edit(&short_key, "g05 = ea89c02c11fe726d\n", "");
-    let short_key = edit(&short_key, "g31 = 239a4577c2d8ca3d\n", "");
     assert_pass(&format!("{short_key}result = invalid\n"));
     assert_fail(&short_key, "key");
     // The genuine record marked invalid is accepted by the cipher: that is a failure.
-    let genuine = edit(MAGMA_BLOCK, "g01 = 7654321028da3b14\n", "");
-    let genuine = edit(&genuine, "g05 = ea89c02c11fe726d\n", "");
-    let genuine = edit(&genuine, "g31 = 239a4577c2d8ca3d\n", "");
-    assert_fail(&format!("{genuine}result = invalid\n"), "accepted");
+    assert_fail(&format!("{MAGMA_BLOCK}result = invalid\n"), "accepted");
 }
