@@ -2,13 +2,13 @@
 //! (draft-irtf-cfrg-xchacha-03: 192-bit nonce through the HChaCha20 subkey).
 //!
 //! [`ChaCha20`] is a streaming cipher: `apply_keystream` may be called with any split of the input
-//! and gives the same output as one call over the whole input. Key stream is produced several
-//! blocks at a time (see `soft.rs`); unused bytes of a batch are kept for the next call. The block
+//! and gives the same output as one call over the whole input. Key stream is produced eight
+//! blocks at a time (see `engine.rs`); unused bytes of a batch are kept for the next call. The block
 //! counter never wraps: a call that would need a block past counter 2^32 - 1 fails with
 //! [`Error::LengthLimit`] and changes nothing.
 //!
 //! Implementations (`engine.rs`): AVX2 (8 blocks per call) when the CPU has it, else SSE2
-//! (x86-64 baseline, 4 blocks), else portable Rust (4 blocks in lane arrays, `soft.rs`);
+//! (x86-64 baseline, 4 blocks), else portable Rust (4 blocks per call, `soft.rs`);
 //! `SHIFR_BACKEND=portable` forces the portable one. All are tested against each other.
 //!
 //! ChaCha20 is constant-time by construction (additions, XORs and fixed rotations only).
