@@ -237,3 +237,14 @@ fn invalid_block_record_passes_only_when_rejected() {
     // The genuine record marked invalid is accepted by the cipher: that is a failure.
     assert_fail(&format!("{MAGMA_BLOCK}result = invalid\n"), "accepted");
 }
+
+#[test]
+fn original_chacha20_nonce_is_skipped() {
+    let text = edit(
+        CHACHA_BLOCK,
+        "nonce = 000000090000004a00000000",
+        "nonce = 0000004a00000000",
+    );
+    assert_skip(&text, "64-bit");
+    assert_pass(&format!("{text}result = invalid\n"));
+}
