@@ -232,13 +232,6 @@ macro_rules! aes_family {
                 ),
             ),
             block_entry(
-                concat!("aes-", $bits, "-ctr-acpkm"),
-                Aes,
-                $key,
-                Mode::CtrAcpkm,
-                concat!("AES-", $bits, " CTR-ACPKM (RFC 8645), IV = 64-bit ICN"),
-            ),
-            block_entry(
                 concat!("aes-", $bits, "-gcm"),
                 Aes,
                 $key,
@@ -256,9 +249,28 @@ macro_rules! aes_family {
     };
 }
 
-const AES128: [AlgInfo; 9] = aes_family!("128", 16);
-const AES192: [AlgInfo; 9] = aes_family!("192", 24);
-const AES256: [AlgInfo; 9] = aes_family!("256", 32);
+const AES128: [AlgInfo; 8] = aes_family!("128", 16);
+const AES192: [AlgInfo; 8] = aes_family!("192", 24);
+const AES256: [AlgInfo; 8] = aes_family!("256", 32);
+
+// ACPKM re-keys with E(D_1)||...||E(D_(k/n)), so the key must be a whole number of blocks (RFC 8645
+// section 6.2.2): AES-128 and AES-256 only.
+const AES_ACPKM: [AlgInfo; 2] = [
+    block_entry(
+        "aes-128-ctr-acpkm",
+        Aes,
+        16,
+        Mode::CtrAcpkm,
+        "AES-128 CTR-ACPKM (RFC 8645), IV = 64-bit ICN",
+    ),
+    block_entry(
+        "aes-256-ctr-acpkm",
+        Aes,
+        32,
+        Mode::CtrAcpkm,
+        "AES-256 CTR-ACPKM (RFC 8645), IV = 64-bit ICN",
+    ),
+];
 
 const CHACHA: [AlgInfo; 4] = [
     chacha_entry(
@@ -479,10 +491,11 @@ const GOST89: [AlgInfo; 4] = [
 ];
 
 const fn concat_all() -> [AlgInfo; COUNT] {
-    let groups: [&[AlgInfo]; 8] = [
+    let groups: [&[AlgInfo]; 9] = [
         &AES128,
         &AES192,
         &AES256,
+        &AES_ACPKM,
         &CHACHA,
         &TDES,
         &MAGMA,
@@ -504,7 +517,7 @@ const fn concat_all() -> [AlgInfo; COUNT] {
     out
 }
 
-const COUNT: usize = 3 * 9 + 4 + 11 + 2 * 9 + 4;
+const COUNT: usize = 3 * 8 + 2 + 4 + 11 + 2 * 9 + 4;
 
 /// Every entry, in `shifr list` order.
 pub(crate) static ALGORITHMS: [AlgInfo; COUNT] = concat_all();
