@@ -1,1 +1,29 @@
-fn main() {}
+//! `shifr`: the command-line front end of the shifr library. Commands are thin: all cryptography is in
+//! the library; this crate does argument parsing, file and stream I/O, and error reporting.
+//!
+//! Every failure is reported as exactly one line on stderr (`shifr: error: ...`) with a non-zero exit
+//! status, and nothing is written to stdout unless the whole operation succeeded.
+
+mod cli;
+mod commands;
+mod hexarg;
+mod keyfile;
+mod report;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    report::install_panic_hook();
+    let cli = match cli::parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    report::warn_about_backend_override();
+    match commands::run(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            report::error(&e);
+            ExitCode::FAILURE
+        }
+    }
+}

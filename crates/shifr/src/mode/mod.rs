@@ -6,6 +6,7 @@ pub mod cfb;
 pub mod ctr;
 pub mod ctr_acpkm;
 pub mod ecb;
+pub mod gost89;
 pub mod multistream;
 pub mod ofb;
 pub mod padding;

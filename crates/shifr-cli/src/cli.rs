@@ -1,0 +1,100 @@
+//! The command line, declared with clap's derive API.
+
+use clap::error::ErrorKind;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// shifr: fast, verified symmetric encryption (AES, ChaCha20, 3DES, Magma, Kuznyechik).
+#[derive(Debug, Parser)]
+#[command(name = "shifr", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List every algorithm with its key, IV and tag sizes and the backend that would run it.
+    List,
+    /// Run known-answer tests from vector files (format: shared/vectors/README.md).
+    Kat(KatArgs),
+    /// Encrypt or decrypt stdin to stdout (raw bytes, no container).
+    Cipher(CipherArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct KatArgs {
+    /// Vector files to run.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+/// Arguments of `shifr cipher`. Byte-string options are hex; they are decoded by the command so that
+/// bad values get shifr's one-line error.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+The key is never given on the command line: it comes from --key-file (raw bytes, or hex text) or \
+from the environment variable SHIFR_KEY (hex).
+
+AEADs append the tag to the ciphertext; on decryption the tag is --tag, or else the last tag-length \
+bytes of the input, and it is verified before any plaintext is written. MACs output the tag on \
+encryption; with -d they verify the tag (from --tag, or the last tag-length bytes of the input) and \
+output the message.
+
+Names, sizes and modes follow `openssl enc` where OpenSSL offers them (see `shifr list`).")]
+pub struct CipherArgs {
+    /// Algorithm name (see `shifr list`).
+    #[arg(short = 'a', long = "algorithm", value_name = "ALG")]
+    pub algorithm: String,
+    /// Decrypt (or verify, for a MAC) instead of encrypting.
+    #[arg(short = 'd', long)]
+    pub decrypt: bool,
+    /// Encrypt (the default).
+    #[arg(short = 'e', long, conflicts_with = "decrypt")]
+    pub encrypt: bool,
+    /// File holding the key: raw bytes, or hex text (surrounding whitespace ignored).
+    #[arg(long, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
+    /// IV / nonce / initial counter block, hex.
+    #[arg(long, value_name = "HEX")]
+    pub iv: Option<String>,
+    /// Associated data for AEADs, hex.
+    #[arg(long, value_name = "HEX")]
+    pub aad: Option<String>,
+    /// Tag to verify on decryption (AEADs, MACs), hex.
+    #[arg(long, value_name = "HEX")]
+    pub tag: Option<String>,
+    /// Tag length in bytes (AEADs, MACs).
+    #[arg(long, value_name = "N")]
+    pub tag_len: Option<usize>,
+    /// No PKCS#7 padding for ECB/CBC: the input must be a whole number of blocks.
+    #[arg(long)]
+    pub nopad: bool,
+    /// ACPKM section size in bytes (CTR-ACPKM key period; OMAC-ACPKM message section N).
+    #[arg(long, value_name = "BYTES")]
+    pub section: Option<usize>,
+    /// OMAC-ACPKM: section T* of the key-derivation run, in bytes (default: --section).
+    #[arg(long, value_name = "BYTES")]
+    pub master_section: Option<usize>,
+}
+
+/// Parses the process arguments. Help and version requests are printed here; a usage error is
+/// reported as one line. Either way the caller only has to return the exit code.
+pub fn parse() -> Result<Cli, ExitCode> {
+    Cli::try_parse().map_err(|e| match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            // Printing help can only fail if stdout is gone; there is nothing left to tell then.
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            ExitCode::from(2)
+        }
+        _ => {
+            crate::report::usage_error(&e.render().to_string());
+            ExitCode::from(2)
+        }
+    })
+}

@@ -1,0 +1,523 @@
+//! The catalogue's entries, with the OpenSSL behaviour each one was checked against.
+//!
+//! Observed with OpenSSL 3.0.19 and its gost engine (`openssl enc [-engine gost] -<name> -P` prints the
+//! key and IV lengths it uses; outputs compared with `openssl enc -nopad -K .. -iv ..`):
+//! - `openssl enc` pads or truncates a wrong-length `-iv` silently ("hex string is too short, padding
+//!   with zero bytes"); shifr rejects a wrong length instead.
+//! - `openssl enc` refuses every AEAD ("AEAD ciphers not supported"), so the `-gcm`, `-poly1305` and
+//!   `-mgm` entries follow their RFCs / SP 800-38D only.
+//! - With `-engine gost`, non-GOST ciphers fail ("unimplemented cipher"); the GOST names need it.
+//! - The engine offers kuznyechik-{ecb,cbc,cfb,ofb,ctr,ctr-acpkm} but for Magma only
+//!   magma-{cbc,ctr,ctr-acpkm}; magma-{ecb,ofb,cfb} here follow GOST R 34.13-2015.
+//! - GOST CBC/CFB/OFB in the engine use a one-block register (m = n: `-P` shows a 16-byte IV for
+//!   kuznyechik-cbc/cfb/ofb, 8 bytes for magma-cbc); shifr also accepts m = z*n as GOST R 34.13 allows.
+//! - GOST CTR takes half a block (magma-ctr: 4 bytes, kuznyechik-ctr: 8 bytes), counter block
+//!   = IV || 0^(n/2); engine output equals the GOST R 34.13-2015 Annex A vectors.
+//! - CTR-ACPKM in the engine re-keys every 1024 bytes for Magma and every 4096 bytes for Kuznyechik
+//!   (first byte differing from plain CTR over zeros: 1025 / 4097).
+//! - magma-ctr-acpkm-omac / kuznyechik-ctr-acpkm-omac are not offered: the engine derives their keys
+//!   from a random seed, so two runs with the same key and IV give different output.
+//! - `openssl dgst -mac magma-mac` gives the full 8-byte GOST R 34.13 MAC (Annex A.2.6 vector);
+//!   `-mac kuznyechik-mac` is broken in this engine (prints the Magma MAC followed by 8 bytes of
+//!   uninitialised memory), so kuznyechik-mac follows GOST R 34.13 only.
+//! - chacha20: `-P` shows a 16-byte IV = 32-bit little-endian block counter || 96-bit nonce (RFC 8439
+//!   vector reproduced with IV 01000000 || nonce). OpenSSL carries a counter overflow into the nonce;
+//!   shifr refuses to wrap the 32-bit counter (Error::LengthLimit) as RFC 8439 requires.
+//! - aes-*-cfb is CFB128, -cfb8 CFB8; des-ede3-cfb / des-ede-cfb are 64-bit CFB; des-ede and des-ede3
+//!   are ECB aliases; ECB and CBC pad with PKCS#7 unless `-nopad`.
+
+use super::exec::{Engine, Family, Mode};
+use super::{AlgInfo, IvSpec, Kind, Padding, TagSpec};
+
+/// Decimal text for the small sizes the catalogue uses (error messages need `&'static str`).
+pub(crate) const fn num(n: usize) -> &'static str {
+    match n {
+        0 => "0",
+        1 => "1",
+        4 => "4",
+        8 => "8",
+        12 => "12",
+        16 => "16",
+        24 => "24",
+        32 => "32",
+        _ => "see `shifr list`",
+    }
+}
+
+/// Default CTR-ACPKM section for 64-bit blocks: the gost engine's magma-ctr-acpkm.
+const SECTION_64: usize = 1024;
+/// Default CTR-ACPKM section for 128-bit blocks: the gost engine's kuznyechik-ctr-acpkm (also used
+/// for AES, which OpenSSL does not offer with ACPKM; RFC 8645 sets no default).
+const SECTION_128: usize = 4096;
+
+const fn block_entry(
+    name: &'static str,
+    family: Family,
+    key_len: usize,
+    mode: Mode,
+    description: &'static str,
+) -> AlgInfo {
+    let n = family.block_size();
+    let gost = matches!(family, Family::Magma | Family::Kuznyechik);
+    let section_default = if n == 8 { SECTION_64 } else { SECTION_128 };
+    let (kind, iv, tag, padding, section) = match mode {
+        Mode::Ecb => (Kind::BlockMode, IvSpec::None, None, Padding::Pkcs7, None),
+        Mode::Cbc => (Kind::BlockMode, reg(gost, n), None, Padding::Pkcs7, None),
+        Mode::Cfb { .. } | Mode::Ofb => (Kind::BlockMode, reg(gost, n), None, Padding::None, None),
+        Mode::Ctr => (Kind::BlockMode, IvSpec::Exact(n), None, Padding::None, None),
+        Mode::GostCtr => (
+            Kind::BlockMode,
+            IvSpec::Exact(n / 2),
+            None,
+            Padding::None,
+            None,
+        ),
+        Mode::CtrAcpkm => (
+            Kind::BlockMode,
+            IvSpec::Exact(n / 2),
+            None,
+            Padding::None,
+            Some(section_default),
+        ),
+        Mode::Gost89Cfb | Mode::Gost89Cnt => {
+            (Kind::BlockMode, IvSpec::Exact(n), None, Padding::None, None)
+        }
+        Mode::Gcm => (
+            Kind::Aead,
+            IvSpec::AtLeast(1),
+            Some(TagSpec {
+                default: 16,
+                min: 12,
+                max: 16,
+            }),
+            Padding::None,
+            None,
+        ),
+        Mode::Mgm => (
+            Kind::Aead,
+            IvSpec::Exact(n),
+            Some(TagSpec {
+                default: n,
+                min: 4,
+                max: n,
+            }),
+            Padding::None,
+            None,
+        ),
+        Mode::Cmac => (
+            Kind::Mac,
+            IvSpec::None,
+            Some(TagSpec {
+                default: n,
+                min: 1,
+                max: n,
+            }),
+            Padding::None,
+            None,
+        ),
+        Mode::OmacAcpkm => (
+            Kind::Mac,
+            IvSpec::None,
+            Some(TagSpec {
+                default: n,
+                min: 1,
+                max: n,
+            }),
+            Padding::None,
+            Some(section_default),
+        ),
+    };
+    AlgInfo {
+        name,
+        kind,
+        key_len,
+        iv,
+        tag,
+        block_size: n,
+        padding,
+        section,
+        description,
+        engine: Engine::Block { family, mode },
+    }
+}
+
+/// The IV of a feedback mode: exactly one block (AES, TDES, as OpenSSL) or a GOST R 34.13 register.
+const fn reg(gost: bool, n: usize) -> IvSpec {
+    if gost {
+        IvSpec::MultipleOf(n)
+    } else {
+        IvSpec::Exact(n)
+    }
+}
+
+const fn chacha_entry(
+    name: &'static str,
+    engine: Engine,
+    kind: Kind,
+    iv: usize,
+    description: &'static str,
+) -> AlgInfo {
+    AlgInfo {
+        name,
+        kind,
+        key_len: 32,
+        iv: IvSpec::Exact(iv),
+        tag: if matches!(kind, Kind::Aead) {
+            Some(TagSpec {
+                default: 16,
+                min: 16,
+                max: 16,
+            })
+        } else {
+            None
+        },
+        block_size: 1,
+        padding: Padding::None,
+        section: None,
+        description,
+        engine,
+    }
+}
+
+use crate::block::magma::SBox;
+use Family::{Aes, Gost28147, Kuznyechik, Magma, Tdes};
+
+macro_rules! aes_family {
+    ($bits:literal, $key:literal) => {
+        [
+            block_entry(
+                concat!("aes-", $bits, "-ecb"),
+                Aes,
+                $key,
+                Mode::Ecb,
+                concat!("AES-", $bits, " ECB (SP 800-38A), PKCS#7 padding"),
+            ),
+            block_entry(
+                concat!("aes-", $bits, "-cbc"),
+                Aes,
+                $key,
+                Mode::Cbc,
+                concat!("AES-", $bits, " CBC (SP 800-38A), PKCS#7 padding"),
+            ),
+            block_entry(
+                concat!("aes-", $bits, "-cfb"),
+                Aes,
+                $key,
+                Mode::Cfb { segment: 16 },
+                concat!("AES-", $bits, " CFB128 (SP 800-38A)"),
+            ),
+            block_entry(
+                concat!("aes-", $bits, "-cfb8"),
+                Aes,
+                $key,
+                Mode::Cfb { segment: 1 },
+                concat!("AES-", $bits, " CFB8 (SP 800-38A)"),
+            ),
+            block_entry(
+                concat!("aes-", $bits, "-ofb"),
+                Aes,
+                $key,
+                Mode::Ofb,
+                concat!("AES-", $bits, " OFB (SP 800-38A)"),
+            ),
+            block_entry(
+                concat!("aes-", $bits, "-ctr"),
+                Aes,
+                $key,
+                Mode::Ctr,
+                concat!(
+                    "AES-",
+                    $bits,
+                    " CTR, IV = full 128-bit initial counter block (SP 800-38A)"
+                ),
+            ),
+            block_entry(
+                concat!("aes-", $bits, "-gcm"),
+                Aes,
+                $key,
+                Mode::Gcm,
+                concat!("AES-", $bits, " GCM (SP 800-38D)"),
+            ),
+            block_entry(
+                concat!("aes-", $bits, "-cmac"),
+                Aes,
+                $key,
+                Mode::Cmac,
+                concat!("AES-", $bits, " CMAC (SP 800-38B)"),
+            ),
+        ]
+    };
+}
+
+const AES128: [AlgInfo; 8] = aes_family!("128", 16);
+const AES192: [AlgInfo; 8] = aes_family!("192", 24);
+const AES256: [AlgInfo; 8] = aes_family!("256", 32);
+
+// ACPKM re-keys with E(D_1)||...||E(D_(k/n)), so the key must be a whole number of blocks (RFC 8645
+// section 6.2.2): AES-128 and AES-256 only.
+const AES_ACPKM: [AlgInfo; 2] = [
+    block_entry(
+        "aes-128-ctr-acpkm",
+        Aes,
+        16,
+        Mode::CtrAcpkm,
+        "AES-128 CTR-ACPKM (RFC 8645), IV = 64-bit ICN",
+    ),
+    block_entry(
+        "aes-256-ctr-acpkm",
+        Aes,
+        32,
+        Mode::CtrAcpkm,
+        "AES-256 CTR-ACPKM (RFC 8645), IV = 64-bit ICN",
+    ),
+];
+
+const CHACHA: [AlgInfo; 4] = [
+    chacha_entry(
+        "chacha20",
+        Engine::ChaCha20,
+        Kind::Stream,
+        16,
+        "ChaCha20 (RFC 8439); IV = 32-bit LE block counter || 96-bit nonce, as OpenSSL",
+    ),
+    chacha_entry(
+        "chacha20-poly1305",
+        Engine::ChaCha20Poly1305,
+        Kind::Aead,
+        12,
+        "AEAD_CHACHA20_POLY1305 (RFC 8439), 96-bit nonce",
+    ),
+    chacha_entry(
+        "xchacha20",
+        Engine::XChaCha20,
+        Kind::Stream,
+        24,
+        "XChaCha20 (HChaCha20 subkey), 192-bit nonce, counter from 0",
+    ),
+    chacha_entry(
+        "xchacha20-poly1305",
+        Engine::XChaCha20Poly1305,
+        Kind::Aead,
+        24,
+        "XChaCha20-Poly1305, 192-bit nonce",
+    ),
+];
+
+const TDES: [AlgInfo; 11] = [
+    block_entry(
+        "des-ede3",
+        Tdes,
+        24,
+        Mode::Ecb,
+        "3-key TDEA ECB (alias of des-ede3-ecb), PKCS#7 padding",
+    ),
+    block_entry(
+        "des-ede3-ecb",
+        Tdes,
+        24,
+        Mode::Ecb,
+        "3-key TDEA ECB (SP 800-67), PKCS#7 padding",
+    ),
+    block_entry(
+        "des-ede3-cbc",
+        Tdes,
+        24,
+        Mode::Cbc,
+        "3-key TDEA CBC, PKCS#7 padding",
+    ),
+    block_entry(
+        "des-ede3-cfb",
+        Tdes,
+        24,
+        Mode::Cfb { segment: 8 },
+        "3-key TDEA CFB64",
+    ),
+    block_entry(
+        "des-ede3-cfb8",
+        Tdes,
+        24,
+        Mode::Cfb { segment: 1 },
+        "3-key TDEA CFB8",
+    ),
+    block_entry("des-ede3-ofb", Tdes, 24, Mode::Ofb, "3-key TDEA OFB"),
+    block_entry(
+        "des-ede",
+        Tdes,
+        16,
+        Mode::Ecb,
+        "2-key TDEA ECB (alias of des-ede-ecb), PKCS#7 padding",
+    ),
+    block_entry(
+        "des-ede-ecb",
+        Tdes,
+        16,
+        Mode::Ecb,
+        "2-key TDEA ECB (K3 = K1), PKCS#7 padding",
+    ),
+    block_entry(
+        "des-ede-cbc",
+        Tdes,
+        16,
+        Mode::Cbc,
+        "2-key TDEA CBC, PKCS#7 padding",
+    ),
+    block_entry(
+        "des-ede-cfb",
+        Tdes,
+        16,
+        Mode::Cfb { segment: 8 },
+        "2-key TDEA CFB64",
+    ),
+    block_entry("des-ede-ofb", Tdes, 16, Mode::Ofb, "2-key TDEA OFB"),
+];
+
+macro_rules! gost_family {
+    ($name:literal, $title:literal, $family:expr) => {
+        [
+            block_entry(
+                concat!($name, "-ecb"),
+                $family,
+                32,
+                Mode::Ecb,
+                concat!($title, " ECB (GOST R 34.13-2015), PKCS#7 padding"),
+            ),
+            block_entry(
+                concat!($name, "-cbc"),
+                $family,
+                32,
+                Mode::Cbc,
+                concat!(
+                    $title,
+                    " CBC (GOST R 34.13-2015, register m = IV length), PKCS#7 padding"
+                ),
+            ),
+            block_entry(
+                concat!($name, "-cfb"),
+                $family,
+                32,
+                Mode::Cfb {
+                    segment: $family.block_size(),
+                },
+                concat!(
+                    $title,
+                    " CFB, s = n (GOST R 34.13-2015, register m = IV length)"
+                ),
+            ),
+            block_entry(
+                concat!($name, "-ofb"),
+                $family,
+                32,
+                Mode::Ofb,
+                concat!($title, " OFB (GOST R 34.13-2015, register m = IV length)"),
+            ),
+            block_entry(
+                concat!($name, "-ctr"),
+                $family,
+                32,
+                Mode::GostCtr,
+                concat!($title, " CTR (GOST R 34.13-2015), IV = half a block"),
+            ),
+            block_entry(
+                concat!($name, "-ctr-acpkm"),
+                $family,
+                32,
+                Mode::CtrAcpkm,
+                concat!(
+                    $title,
+                    " CTR-ACPKM (R 1323565.1.017-2018), IV = half a block"
+                ),
+            ),
+            block_entry(
+                concat!($name, "-mgm"),
+                $family,
+                32,
+                Mode::Mgm,
+                concat!($title, " MGM AEAD (RFC 9058), nonce = one block with MSB 0"),
+            ),
+            block_entry(
+                concat!($name, "-mac"),
+                $family,
+                32,
+                Mode::Cmac,
+                concat!($title, " MAC = OMAC1 (GOST R 34.13-2015)"),
+            ),
+            block_entry(
+                concat!($name, "-omac-acpkm"),
+                $family,
+                32,
+                Mode::OmacAcpkm,
+                concat!($title, " OMAC-ACPKM (R 1323565.1.017-2018)"),
+            ),
+        ]
+    };
+}
+
+const MAGMA: [AlgInfo; 9] = gost_family!("magma", "Magma", Magma);
+const KUZNYECHIK: [AlgInfo; 9] = gost_family!("kuznyechik", "Kuznyechik", Kuznyechik);
+
+// GOST 28147-89 as the engine's gost89* ciphers (see mode::gost89 and its OpenSSL differential
+// tests): 8-byte IV; CFB and CNT re-key every 1024 bytes (CryptoPro key meshing, RFC 4357 2.3.2);
+// S-boxes are the engine's defaults without CRYPT_PARAMS: TC26 Z for gost89, gost89-cnt-12 and
+// gost89-cbc, CryptoPro-A (always) for gost89-cnt. gost89-cbc pads with PKCS#7 like any EVP block cipher.
+const GOST89: [AlgInfo; 4] = [
+    block_entry(
+        "gost89",
+        Gost28147(SBox::Tc26Z),
+        32,
+        Mode::Gost89Cfb,
+        "GOST 28147-89 CFB with CryptoPro key meshing, TC26 Z S-box (OpenSSL gost89)",
+    ),
+    block_entry(
+        "gost89-cnt",
+        Gost28147(SBox::CryptoProA),
+        32,
+        Mode::Gost89Cnt,
+        "GOST 28147-89 counter mode with CryptoPro key meshing, CryptoPro-A S-box",
+    ),
+    block_entry(
+        "gost89-cnt-12",
+        Gost28147(SBox::Tc26Z),
+        32,
+        Mode::Gost89Cnt,
+        "GOST 28147-89 counter mode with CryptoPro key meshing, TC26 Z S-box",
+    ),
+    block_entry(
+        "gost89-cbc",
+        Gost28147(SBox::Tc26Z),
+        32,
+        Mode::Cbc,
+        "GOST 28147-89 CBC, TC26 Z S-box, PKCS#7 padding (OpenSSL gost89-cbc)",
+    ),
+];
+
+const fn concat_all() -> [AlgInfo; COUNT] {
+    let groups: [&[AlgInfo]; 9] = [
+        &AES128,
+        &AES192,
+        &AES256,
+        &AES_ACPKM,
+        &CHACHA,
+        &TDES,
+        &MAGMA,
+        &KUZNYECHIK,
+        &GOST89,
+    ];
+    let mut out = [AES128[0]; COUNT];
+    let mut i = 0;
+    let mut g = 0;
+    while g < groups.len() {
+        let mut j = 0;
+        while j < groups[g].len() {
+            out[i] = groups[g][j];
+            i += 1;
+            j += 1;
+        }
+        g += 1;
+    }
+    out
+}
+
+const COUNT: usize = 3 * 8 + 2 + 4 + 11 + 2 * 9 + 4;
+
+/// Every entry, in `shifr list` order.
+pub(crate) static ALGORITHMS: [AlgInfo; COUNT] = concat_all();
