@@ -60,7 +60,7 @@ impl IvSpec {
         match self {
             IvSpec::None => len == 0,
             IvSpec::Exact(n) => len == n,
-            IvSpec::MultipleOf(n) => len >= n && len % n == 0,
+            IvSpec::MultipleOf(n) => len >= n && len.is_multiple_of(n),
             IvSpec::AtLeast(n) => len >= n,
         }
     }
@@ -210,6 +210,9 @@ impl AlgInfo {
     /// `params.nopad`); AEADs return the ciphertext and the tag; MACs return only the tag.
     pub fn encrypt(&self, key: &[u8], params: &Params<'_>, data: Vec<u8>) -> Result<Output> {
         self.check_common(key, params)?;
+        if self.tag.is_some() {
+            self.tag_len(params, None)?;
+        }
         exec::encrypt(self, key, params, data)
     }
 
@@ -300,7 +303,7 @@ impl AlgInfo {
             .into_iter()
             .flatten()
         {
-            if s == 0 || s % self.block_size != 0 {
+            if s == 0 || !s.is_multiple_of(self.block_size) {
                 return Err(Error::InvalidParameter(
                     "the ACPKM section size must be a non-zero multiple of the block size",
                 ));
@@ -309,3 +312,6 @@ impl AlgInfo {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;
