@@ -7,7 +7,10 @@
 //!   invocation counts that a general-purpose API cannot enforce.
 //! - Keystream blocks are generated in batches through [`BlockCipher::encrypt_blocks`].
 //! - `open` recomputes the tag and compares it in constant time before any decryption; on failure
-//!   the buffer is untouched.
+//!   the buffer is untouched. A tag of another length than the instance's is
+//!   [`Error::InvalidTagLength`], a wrong tag [`Error::AuthenticationFailed`].
+//! - Limits (SP 800-38D Section 5.2.1.1): plaintext at most 2^36 - 32 bytes, AAD and IV under 2^61
+//!   bytes ([`Error::LengthLimit`] / [`Error::InvalidNonceLength`]).
 //!
 //! Backends follow the block cipher: with [`Backend::AesNi`] the AES rounds use AES-NI and GHASH
 //! uses PCLMULQDQ; the portable backend is constant-time throughout (bitsliced AES, masked-multiply
@@ -65,7 +68,10 @@ impl AesGcm {
     fn from_aes(aes: Aes, tag_len: usize) -> Result<AesGcm> {
         let mut h = [0u8; 16];
         aes.encrypt_blocks(&mut h);
-        let ghash = GHash::with_backend(&h, aes.backend())?;
+        // GHASH follows the cipher's backend; should the CPU lack an instruction the PCLMULQDQ path
+        // needs (SSSE3), the portable GHASH takes over rather than failing.
+        let ghash = GHash::with_backend(&h, aes.backend())
+            .or_else(|_| GHash::with_backend(&h, Backend::Portable))?;
         Ok(AesGcm {
             aes,
             ghash,
@@ -74,7 +80,7 @@ impl AesGcm {
         })
     }
 
-    /// The backend in use (AES and GHASH use the same one).
+    /// The backend of the block cipher; GHASH uses PCLMULQDQ along with AES-NI.
     pub fn backend(&self) -> Backend {
         self.aes.backend()
     }
@@ -198,6 +204,17 @@ impl Aead for AesGcm {
         }
         self.apply_keystream(&j0, data);
         Ok(())
+    }
+}
+
+/// Shows the parameters and backend, never key material.
+impl core::fmt::Debug for AesGcm {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AesGcm")
+            .field("key_bits", &(self.aes.key_len() * 8))
+            .field("tag_len", &self.tag_len)
+            .field("backend", &self.backend())
+            .finish()
     }
 }
 
@@ -391,5 +408,7 @@ mod tests {
         ));
         assert!(gcm.pre_counter_block(&[]).is_err());
         assert_eq!(gcm.tag_len(), 16);
+        let shown = format!("{gcm:?}");
+        assert!(shown.contains("key_bits: 128") && shown.contains("tag_len: 16"));
     }
 }

@@ -1,14 +1,16 @@
 //! Portable, constant-time AES: a bitsliced implementation that encrypts four blocks per pass.
 //!
-//! Layout. Four blocks (64 bytes) are held as eight `u64` bit planes: bit `j` of `planes[i]` is bit
-//! `i` of byte `j` of the 64-byte batch. Byte `j = 16 * block + 4 * column + row` (the FIPS 197
-//! input order), so each block owns one 16-bit lane and each column one nibble of that lane.
+//! Layout. Four blocks (64 bytes) are held as eight `u64` bit planes: bit `4 * p + b` of
+//! `planes[i]` is bit `i` of byte `p` of block `b`, where `p = 4 * column + row` is the FIPS 197
+//! input order. So each byte position owns a nibble (one bit per block), each column a 16-bit lane
+//! and each row every fourth nibble.
 //!
 //! - SubBytes is the Boyar–Peralta 113-gate Boolean circuit for the S-box (XOR/AND/XNOR only),
 //!   evaluated once on the eight planes for all 64 bytes. InvSubBytes reuses it through the identity
 //!   `InvSbox(x) = F(Sbox(F(x)))`, where `F(x) = A^-1(x ^ 0x63)` is the inverse affine map.
-//! - ShiftRows rotates each row's bits inside the 16-bit lane; MixColumns rotates nibbles (row
-//!   `r` -> row `r + k` of the same column) and uses a bitsliced multiplication by x.
+//! - ShiftRows is a rotation of the whole word by 16 bits per row, masked to that row's nibbles;
+//!   MixColumns rotates each 16-bit column lane (row `r` -> row `r + k`) and uses a bitsliced
+//!   multiplication by x.
 //!
 //! No table is indexed and no branch is taken on key or data; every shift amount is a constant.
 
@@ -155,14 +157,33 @@ fn transpose_bytes_across_words(w: &mut Planes) {
     }
 }
 
-/// 64 bytes -> bit planes (`planes[i]` bit `j` = bit `i` of byte `j`).
-fn pack(bytes: &[u8; BATCH]) -> Planes {
+/// Block-major bytes (`16 * b + p`) -> position-major bytes (`4 * p + b`), and back.
+fn interleave(bytes: &[u8; BATCH]) -> [u8; BATCH] {
+    let mut out = [0u8; BATCH];
+    for (j, byte) in bytes.iter().enumerate() {
+        out[4 * (j % 16) + j / 16] = *byte;
+    }
+    out
+}
+
+fn deinterleave(bytes: &[u8; BATCH]) -> [u8; BATCH] {
+    let mut out = [0u8; BATCH];
+    for (j, byte) in out.iter_mut().enumerate() {
+        *byte = bytes[4 * (j % 16) + j / 16];
+    }
+    out
+}
+
+/// Four blocks -> bit planes (see the module doc for the layout).
+fn pack(blocks: &[u8; BATCH]) -> Planes {
+    let mut bytes = interleave(blocks);
     let mut w = [0u64; 8];
     for (x, chunk) in w.iter_mut().zip(bytes.chunks_exact(8)) {
         let mut le = [0u8; 8];
         le.copy_from_slice(chunk);
         *x = u64::from_le_bytes(le);
     }
+    bytes.zeroize();
     transpose_bits_in_bytes(&mut w);
     transpose_bytes_across_words(&mut w);
     w
@@ -177,7 +198,9 @@ fn unpack(q: &Planes) -> [u8; BATCH] {
     for (chunk, x) in bytes.chunks_exact_mut(8).zip(w.iter()) {
         chunk.copy_from_slice(&x.to_le_bytes());
     }
-    bytes
+    let blocks = deinterleave(&bytes);
+    bytes.zeroize();
+    blocks
 }
 
 #[inline(always)]
@@ -194,28 +217,21 @@ fn rotr_lanes16(x: u64, s: u32) -> u64 {
     ((x >> s) & low) | ((x << (16 - s)) & !low)
 }
 
-/// Rotates every nibble of `x` right by `s` bits (0 < s < 4): in every column, row `r` receives
-/// the byte of row `r + s` (mod 4).
-#[inline(always)]
-fn rotr_nibbles(x: u64, s: u32) -> u64 {
-    let low = (0xFu64 >> s) * 0x1111_1111_1111_1111;
-    ((x >> s) & low) | ((x << (4 - s)) & !low)
-}
-
-const ROW0: u64 = 0x1111_1111_1111_1111;
-const ROW1: u64 = ROW0 << 1;
-const ROW2: u64 = ROW0 << 2;
-const ROW3: u64 = ROW0 << 3;
+/// The nibbles of row `r` (byte positions `p` with `p % 4 == r`).
+const ROW0: u64 = 0x000F_000F_000F_000F;
+const ROW1: u64 = ROW0 << 4;
+const ROW2: u64 = ROW0 << 8;
+const ROW3: u64 = ROW0 << 12;
 
 /// Row `r` moves left by `r` columns: the byte at column `c` comes from column `c + r`, i.e. from
-/// `4 * r` bit positions higher in the lane.
+/// `16 * r` bit positions higher, wrapping around the word.
 fn shift_rows(q: &mut Planes) {
     for x in q.iter_mut() {
         let v = *x;
         *x = (v & ROW0)
-            | (rotr_lanes16(v, 4) & ROW1)
-            | (rotr_lanes16(v, 8) & ROW2)
-            | (rotr_lanes16(v, 12) & ROW3);
+            | (v.rotate_right(16) & ROW1)
+            | (v.rotate_right(32) & ROW2)
+            | (v.rotate_right(48) & ROW3);
     }
 }
 
@@ -223,9 +239,9 @@ fn inv_shift_rows(q: &mut Planes) {
     for x in q.iter_mut() {
         let v = *x;
         *x = (v & ROW0)
-            | (rotr_lanes16(v, 12) & ROW1)
-            | (rotr_lanes16(v, 8) & ROW2)
-            | (rotr_lanes16(v, 4) & ROW3);
+            | (v.rotate_left(16) & ROW1)
+            | (v.rotate_left(32) & ROW2)
+            | (v.rotate_left(48) & ROW3);
     }
 }
 
@@ -244,27 +260,28 @@ fn xtime(s: &Planes) -> Planes {
     ]
 }
 
+/// In every column, row `r` receives the byte of row `r + s` (mod 4).
 #[inline(always)]
 fn rotate_rows(q: &Planes, s: u32) -> Planes {
     let mut out = [0u64; 8];
     for (o, x) in out.iter_mut().zip(q) {
-        *o = rotr_nibbles(*x, s);
+        *o = rotr_lanes16(*x, 4 * s);
     }
     out
 }
 
-/// out[r] = 2*a[r] + 3*a[r+1] + a[r+2] + a[r+3] = 2*(a[r] + a[r+1]) + a[r+1] + a[r+2] + a[r+3].
+/// out[r] = 2*a[r] + 3*a[r+1] + a[r+2] + a[r+3], computed as 2*t[r] + a[r+1] + t[r+2] with
+/// t[r] = a[r] + a[r+1]: two row rotations instead of three.
 fn mix_columns(q: &mut Planes) {
     let r1 = rotate_rows(q, 1);
-    let r2 = rotate_rows(q, 2);
-    let r3 = rotate_rows(q, 3);
-    let mut sum = [0u64; 8];
+    let mut t = [0u64; 8];
     for i in 0..8 {
-        sum[i] = q[i] ^ r1[i];
+        t[i] = q[i] ^ r1[i];
     }
-    let doubled = xtime(&sum);
+    let t2 = rotate_rows(&t, 2);
+    let doubled = xtime(&t);
     for i in 0..8 {
-        q[i] = doubled[i] ^ r1[i] ^ r2[i] ^ r3[i];
+        q[i] = doubled[i] ^ r1[i] ^ t2[i];
     }
 }
 
@@ -512,8 +529,10 @@ mod tests {
         }
         let q = pack(&bytes);
         for (j, byte) in bytes.iter().enumerate() {
+            let (block, position) = (j / 16, j % 16);
             for (i, plane) in q.iter().enumerate() {
-                assert_eq!((plane >> j) & 1, u64::from((byte >> i) & 1));
+                let bit = (plane >> (4 * position + block)) & 1;
+                assert_eq!(bit, u64::from((byte >> i) & 1));
             }
         }
         assert_eq!(unpack(&q), bytes);
