@@ -73,8 +73,11 @@ fn open_with(
     tag: &[u8],
 ) -> Result<()> {
     let mut cipher = ChaCha20::new(key, nonce, 1)?;
+    // No valid ciphertext is this long; refuse before hashing it.
     if (data.len() as u64) > cipher.remaining_bytes() {
-        return Err(Error::AuthenticationFailed);
+        return Err(Error::LengthLimit(
+            "ChaCha20-Poly1305 message longer than the 32-bit block counter allows",
+        ));
     }
     let expected = compute_tag(key, nonce, aad, data);
     if !util::ct_eq(&expected, tag) {

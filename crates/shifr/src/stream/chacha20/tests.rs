@@ -178,23 +178,29 @@ fn rfc8439_records() {
                         .unwrap();
                     assert_eq!(zeros, ks, "{}", r.name);
                 }
-                for pieces in [
-                    &[usize::MAX][..],
+                let pieces: [&[usize]; 7] = [
+                    &[usize::MAX],
                     &[1],
                     &[63],
                     &[64],
                     &[65],
                     &[3, 100, 17],
                     &[0, 5],
-                ] {
-                    let mut data = pt.clone();
-                    let mut c = ChaCha20::new(&key, &nonce, counter).unwrap();
-                    apply_in_pieces(&mut c, &mut data, pieces);
-                    assert_eq!(data, ct, "{} pieces {pieces:?}", r.name);
-                    // Decryption is the same operation.
-                    let mut c = ChaCha20::new(&key, &nonce, counter).unwrap();
-                    apply_in_pieces(&mut c, &mut data, pieces);
-                    assert_eq!(data, pt, "{} pieces {pieces:?}", r.name);
+                ];
+                for engine in Engine::available() {
+                    let new = || {
+                        let mut c = ChaCha20::new(&key, &nonce, counter).unwrap();
+                        c.engine = engine;
+                        c
+                    };
+                    for p in pieces {
+                        let mut data = pt.clone();
+                        apply_in_pieces(&mut new(), &mut data, p);
+                        assert_eq!(data, ct, "{} {} pieces {p:?}", r.name, engine.name());
+                        // Decryption is the same operation.
+                        apply_in_pieces(&mut new(), &mut data, p);
+                        assert_eq!(data, pt, "{} {} pieces {p:?}", r.name, engine.name());
+                    }
                 }
             }
             other => panic!("{}: unexpected mode {other}", r.name),

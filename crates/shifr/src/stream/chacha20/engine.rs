@@ -1,0 +1,134 @@
+//! Chooses and runs the ChaCha20 key stream implementation: AVX2 (8 blocks per call) when the CPU
+//! has it, otherwise SSE2 (x86-64 baseline, 4 blocks), otherwise portable Rust. `SHIFR_BACKEND=
+//! portable` forces the portable code. Every engine fills the same [`BATCH_BYTES`]-byte batch, so
+//! the stream logic above it does not depend on the choice.
+
+use super::soft;
+#[cfg(target_arch = "x86_64")]
+use super::{x86_avx2, x86_sse2};
+use crate::cpu::{self, Backend};
+use zeroize::Zeroize;
+
+/// Blocks per batch (a multiple of every engine's blocks per call).
+pub(super) const BATCH_BLOCKS: usize = 8;
+
+/// Key stream bytes per batch.
+pub(super) const BATCH_BYTES: usize = 64 * BATCH_BLOCKS;
+
+/// A ChaCha20 key stream implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Engine {
+    /// Plain Rust (`soft.rs`), the reference the others are tested against.
+    Portable,
+    /// SSE2 intrinsics (`x86_sse2.rs`).
+    #[cfg(target_arch = "x86_64")]
+    Sse2,
+    /// AVX2 intrinsics (`x86_avx2.rs`); only constructed after AVX2 was detected.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+// Engines hold no secrets; this lets the cipher derive `Zeroize` for all its fields.
+impl Zeroize for Engine {
+    fn zeroize(&mut self) {}
+}
+
+impl Engine {
+    /// The fastest engine this CPU supports, unless `SHIFR_BACKEND=portable` forces the portable one.
+    pub(super) fn select() -> Engine {
+        if cpu::forced() == Some(Backend::Portable) {
+            return Engine::Portable;
+        }
+        Engine::best()
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn best() -> Engine {
+        if cpu::features().avx2 {
+            Engine::Avx2
+        } else {
+            Engine::Sse2
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn best() -> Engine {
+        Engine::Portable
+    }
+
+    /// Every engine usable on this CPU.
+    #[cfg(test)]
+    pub(super) fn available() -> Vec<Engine> {
+        let mut all = vec![Engine::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            all.push(Engine::Sse2);
+            if cpu::features().avx2 {
+                all.push(Engine::Avx2);
+            }
+        }
+        all
+    }
+
+    /// The engine's name as shown to users.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Engine::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Engine::Sse2 => "sse2",
+            #[cfg(target_arch = "x86_64")]
+            Engine::Avx2 => "avx2",
+        }
+    }
+
+    /// Writes the key stream of blocks `counter .. counter + BATCH_BLOCKS` (block counters taken
+    /// mod 2^32) for the setup `state` (word 12 ignored).
+    pub(super) fn fill(self, state: &[u32; 16], counter: u32, out: &mut [u8; BATCH_BYTES]) {
+        match self {
+            Engine::Portable => {
+                for (i, part) in out.chunks_exact_mut(soft::BATCH_BYTES).enumerate() {
+                    let first = counter.wrapping_add((i * soft::LANES) as u32);
+                    soft::keystream_batch(state, first, part);
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Engine::Sse2 => {
+                for (i, part) in out.chunks_exact_mut(64 * x86_sse2::BLOCKS).enumerate() {
+                    let first = counter.wrapping_add((i * x86_sse2::BLOCKS) as u32);
+                    x86_sse2::keystream(state, first, part);
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Engine::Avx2 => {
+                const _: () = assert!(x86_avx2::BLOCKS == BATCH_BLOCKS);
+                // SAFETY: `Engine::Avx2` is only chosen after `cpu::features()` reported AVX2.
+                unsafe { x86_avx2::keystream(state, counter, out) }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every SIMD engine must produce exactly the portable key stream, including across the 2^32
+    /// counter wrap inside a batch.
+    #[test]
+    fn engines_agree_with_portable() {
+        let mut state = [0u32; 16];
+        for (i, w) in state.iter_mut().enumerate() {
+            *w = (i as u32 + 1).wrapping_mul(0x85eb_ca6b) ^ 0xc2b2_ae35;
+        }
+        for counter in [0u32, 1, 5, 1000, u32::MAX - 8, u32::MAX - 3, u32::MAX] {
+            let mut expected = [0u8; BATCH_BYTES];
+            Engine::Portable.fill(&state, counter, &mut expected);
+            for engine in Engine::available() {
+                let mut out = [0u8; BATCH_BYTES];
+                engine.fill(&state, counter, &mut out);
+                assert_eq!(out, expected, "{} at counter {counter}", engine.name());
+            }
+        }
+        assert!(Engine::available().contains(&Engine::select()));
+    }
+}
