@@ -275,3 +275,36 @@ pub(crate) fn show(b: &[u8]) -> String {
         hex
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_of_either_case_and_errors() {
+        assert_eq!(decode_hex("00fFaB").unwrap(), [0x00, 0xff, 0xab]);
+        assert_eq!(decode_hex("").unwrap(), Vec::<u8>::new());
+        assert!(decode_hex("abc").unwrap_err().contains("odd"));
+        assert!(decode_hex("0g").unwrap_err().contains("position 0"));
+        assert!(decode_hex("00é").is_err());
+        assert!(decode_hex("0 ").is_err());
+    }
+
+    #[test]
+    fn indexed_field_names() {
+        assert_eq!(field_index("k01", "k"), Some(1));
+        assert_eq!(field_index("k32", "k"), Some(32));
+        assert_eq!(field_index("sectionkey2", "sectionkey"), Some(2));
+        assert_eq!(field_index("key", "k"), None);
+        assert_eq!(field_index("k", "k"), None);
+        assert_eq!(field_index("k1234", "k"), None);
+        assert_eq!(field_index("lsx3", "k"), None);
+    }
+
+    #[test]
+    fn shown_values_are_shortened() {
+        assert_eq!(show(&[]), "(empty)");
+        assert_eq!(show(&[0xab, 0x01]), "ab01");
+        assert!(show(&[0u8; 40]).ends_with("... (40 bytes)"));
+    }
+}

@@ -11,6 +11,22 @@
 //!
 //! The library's default backend is used; `SHIFR_BACKEND=portable` forces the portable one (the
 //! library reads the variable itself).
+//!
+//! Interpretation of fields beyond the vector README:
+//! * `gost28147` records use the CryptoPro-A S-boxes with the GOST R 34.12-2015 (Magma) byte order,
+//!   unless a note says "little-endian" (then the RFC 5830 / OpenSSL gost89 order); see `ciphers.rs`.
+//! * `ctr`: an `iv` of n bytes is the full initial counter block (SP 800-38A), one of n/2 bytes the
+//!   GOST R 34.13 IV. GOST `ofb`/`ctr`/`ctr-acpkm` with `s` < n are skipped (shifr has no truncated
+//!   gamma); sizes in bits that are not whole bytes (CFB1) are skipped.
+//! * `cmac` and `mac` are the same OMAC1 check; `r`, `k1`, `k2` are E(0^n) and the two subkeys.
+//! * ChaCha-family `counter` defaults to 0; XChaCha20 states are those of the ChaCha20 block keyed
+//!   with the HChaCha20 subkey.
+//! * GCM tags of 12 to 16 bytes are checked; shorter ones (SP 800-38D Appendix C) are skipped on
+//!   valid records because shifr refuses them.
+//!
+//! A record is also skipped when it has a field its check does not interpret, when `result =
+//! invalid` has no meaning for its mode (tables, transforms, key schedules, quarter rounds), or when
+//! it holds no expected value at all.
 
 mod aead;
 mod block;

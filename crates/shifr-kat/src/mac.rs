@@ -40,6 +40,7 @@ fn splits(len: usize, n: usize) -> Vec<usize> {
         .into_iter()
         .filter(|&k| k <= len)
         .collect();
+    at.sort_unstable();
     at.dedup();
     at
 }
