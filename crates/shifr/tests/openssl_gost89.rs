@@ -14,6 +14,7 @@ use rand::{Rng, RngCore};
 use shifr::block::magma::{Gost28147, SBox};
 use shifr::block::{BlockCipher, KeyInit};
 use shifr::mode::gost89::{self, Gost89Cfb, Gost89Cnt, KeyMeshing};
+use shifr::mode::{cbc, padding};
 
 /// Lengths the brief asks for: around the block and around the 1024-byte key-meshing section.
 const LENGTHS: &[usize] = &[0, 1, 7, 8, 9, 1023, 1024, 1025, 2048, 2049, 5000];
@@ -114,7 +115,7 @@ fn openssl_has_gost(test: &str) -> bool {
     }
 }
 
-/// `openssl enc -engine gost -<name> [-d] [-nopad] -K key -iv iv` over `data`, with extra
+/// `openssl enc -engine gost -<name> [-d] -nopad -K key -iv iv` over `data`, with extra
 /// environment variables (the engine reads `CRYPT_PARAMS`).
 fn openssl(
     name: &str,
@@ -124,21 +125,31 @@ fn openssl(
     decrypt: bool,
     env: &[(&str, &str)],
 ) -> Vec<u8> {
+    openssl_padded(name, key, iv, data, decrypt, env, false)
+}
+
+/// As [`openssl`], but with OpenSSL's default PKCS#7 padding when `pad` is set.
+fn openssl_padded(
+    name: &str,
+    key: &[u8],
+    iv: &[u8],
+    data: &[u8],
+    decrypt: bool,
+    env: &[(&str, &str)],
+    pad: bool,
+) -> Vec<u8> {
     let mut cmd = Command::new("openssl");
-    cmd.args([
-        "enc",
-        "-engine",
-        "gost",
-        &format!("-{name}"),
-        "-nopad",
-        "-K",
-    ])
-    .arg(hex::encode(key))
-    .arg("-iv")
-    .arg(hex::encode(iv))
-    .stdin(Stdio::piped())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    cmd.args(["enc", "-engine", "gost", &format!("-{name}")]);
+    if !pad {
+        cmd.arg("-nopad");
+    }
+    cmd.arg("-K")
+        .arg(hex::encode(key))
+        .arg("-iv")
+        .arg(hex::encode(iv))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     if decrypt {
         cmd.arg("-d");
     }
@@ -341,4 +352,50 @@ fn reference_cipher_matches_rfc_8891_vector() {
         .encrypt_blocks(&mut block);
     block.reverse();
     assert_eq!(hex::encode(block), "4ee901e5c2d8ca3d");
+}
+
+/// `gost89-cbc` is plain CBC (no key meshing) over GOST 28147-89 with the TC26 Z S-box by default,
+/// CryptoPro A under `CRYPT_PARAMS`; OpenSSL pads with PKCS#7 unless `-nopad`.
+fn check_gost89_cbc<C: KeyInit>(env: &[(&str, &str)], make: impl Fn(&[u8]) -> C) {
+    let mut rng = rand::thread_rng();
+    for &len in LENGTHS {
+        let key = random_bytes(&mut rng, 32);
+        let iv = random_bytes(&mut rng, 8);
+        let pt = random_bytes(&mut rng, len);
+        let cipher = make(&key);
+        let what = format!(
+            "gost89-cbc len {len} key {} iv {}",
+            hex::encode(&key),
+            hex::encode(&iv)
+        );
+
+        let theirs = openssl_padded("gost89-cbc", &key, &iv, &pt, false, env, true);
+        let mut ours = pt.clone();
+        padding::pkcs7_pad(&mut ours, 8).unwrap();
+        cbc::encrypt(&cipher, &iv, &mut ours).unwrap();
+        assert_same(&format!("{what} pkcs7 encrypt"), &ours, &theirs);
+        let mut back = theirs.clone();
+        cbc::decrypt(&cipher, &iv, &mut back).unwrap();
+        let unpadded = padding::pkcs7_unpad(&back, 8).unwrap();
+        assert_same(&format!("{what} pkcs7 decrypt"), &back[..unpadded], &pt);
+
+        if len.is_multiple_of(8) {
+            let theirs = openssl("gost89-cbc", &key, &iv, &pt, false, env);
+            let mut ours = pt.clone();
+            cbc::encrypt(&cipher, &iv, &mut ours).unwrap();
+            assert_same(&format!("{what} -nopad encrypt"), &ours, &theirs);
+            let theirs_pt = openssl("gost89-cbc", &key, &iv, &ours, true, env);
+            assert_same(&format!("{what} -nopad decrypt"), &theirs_pt, &pt);
+        }
+    }
+}
+
+#[test]
+fn gost89_cbc_is_plain_cbc_tc26_z() {
+    if openssl_has_gost("gost89-cbc") {
+        check_gost89_cbc(&[], ref_tc26_z);
+        check_gost89_cbc(&[], |k| shifr_gost(k, SBox::Tc26Z));
+        let env = [("CRYPT_PARAMS", "id-Gost28147-89-CryptoPro-A-ParamSet")];
+        check_gost89_cbc(&env, |k| shifr_gost(k, SBox::CryptoProA));
+    }
 }
