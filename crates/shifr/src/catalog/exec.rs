@@ -10,7 +10,6 @@ use crate::block::kuznyechik::Kuznyechik;
 use crate::block::magma::{Gost28147, Magma, SBox};
 use crate::block::tdes::Tdes;
 use crate::block::KeyInit;
-use crate::cpu::Backend;
 use crate::mac::{omac, omac_acpkm};
 use crate::mode::gost89::{self, KeyMeshing};
 use crate::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, ofb, padding};
@@ -82,16 +81,24 @@ impl Engine {
             _ => None,
         }
     }
+}
 
-    /// Backends the implementation behind this entry offers besides Portable.
-    pub(crate) fn offered_backends(self) -> &'static [Backend] {
-        match self {
-            Engine::Block {
-                family: Family::Aes,
-                ..
-            } => &[Backend::AesNi],
-            _ => &[],
+/// See [`AlgInfo::implementation`].
+pub(crate) fn implementation(alg: &AlgInfo) -> &'static str {
+    const PORTABLE: &str = "portable";
+    let zero_key = [0u8; 32];
+    match alg.engine {
+        Engine::Block {
+            family: Family::Aes,
+            ..
+        } => Aes::new(&zero_key[..alg.key_len]).map_or(PORTABLE, |a| a.backend().name()),
+        Engine::ChaCha20
+        | Engine::XChaCha20
+        | Engine::ChaCha20Poly1305
+        | Engine::XChaCha20Poly1305 => {
+            ChaCha20::new(&zero_key, &[0u8; 12], 0).map_or(PORTABLE, |c| c.implementation())
         }
+        Engine::Block { .. } => PORTABLE,
     }
 }
 

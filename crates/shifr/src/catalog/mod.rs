@@ -12,7 +12,6 @@
 mod exec;
 mod table;
 
-use crate::cpu::{self, Backend};
 use crate::{Error, Result};
 
 /// What an algorithm does with its input.
@@ -199,9 +198,11 @@ impl AlgInfo {
         table::num(self.key_len)
     }
 
-    /// The backend that would run this algorithm on this machine (honouring `SHIFR_BACKEND`).
-    pub fn backend(&self) -> Backend {
-        cpu::select(self.engine.offered_backends())
+    /// The implementation that would run this algorithm on this machine (honouring `SHIFR_BACKEND`):
+    /// `"aesni"` or `"portable"` for AES-based names, `"avx2"`, `"sse2"` or `"portable"` for the
+    /// ChaCha20 family, `"portable"` otherwise. Asked of the primitive itself, keyed with zeros.
+    pub fn implementation(&self) -> &'static str {
+        exec::implementation(self)
     }
 
     /// Encrypts (or, for a MAC, authenticates) `data`.
