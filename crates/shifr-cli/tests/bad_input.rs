@@ -396,6 +396,18 @@ fn unaligned_input() {
 }
 
 #[test]
+fn chacha20_counter_must_not_wrap() {
+    // OpenSSL would carry into the nonce here; RFC 8439 forbids reusing the counter space.
+    let iv = "ffffffff000000000000000000000000";
+    fails(
+        &["cipher", "-a", "chacha20", "--iv", iv],
+        &[0u8; 65],
+        &key_env(KEY32),
+        "counter would wrap",
+    );
+}
+
+#[test]
 fn bad_section_sizes() {
     let env = key_env(KEY32);
     fails(

@@ -4,7 +4,8 @@
 //! Where OpenSSL 3 (with the gost engine) offers a name through `openssl enc`, the same name here
 //! takes the same key and IV bytes and produces byte-identical output (`openssl enc -nopad`), with
 //! PKCS#7 padding by default for ECB and CBC as `openssl enc` does. The observed OpenSSL behaviour
-//! that fixed each choice is cited next to the entry in [`table`](self::all).
+//! that fixed each choice (IV sizes, ACPKM section sizes, S-boxes, refused names) is written down
+//! next to the entries, in `catalog/table.rs`.
 //!
 //! Names that OpenSSL does not offer (AEADs, which `openssl enc` refuses; Magma ECB/OFB/CFB; MGM;
 //! ACPKM with AES; OMAC-ACPKM) follow the standard that defines them.
