@@ -199,13 +199,15 @@ fn run_file(file: &str) -> usize {
 #[test]
 fn standard_vectors_through_the_cli() {
     // 3 x (ecb, cbc, 2 cfb, ofb, ctr, 6 gcm) + 5 chacha20 streams + 2 AEADs + 9 TDEA records.
-    assert!(run_file("std.txt") >= 3 * 12 + 5 + 2 + 9);
+    let expected_at_least = 3 * 12 + 5 + 2 + 9;
+    assert!(run_file("std.txt") >= expected_at_least);
 }
 
 #[test]
 fn gost_vectors_through_the_cli() {
     // 2 x (ecb, ctr, ofb, cbc, cfb, mac, ctr-acpkm, 2 omac-acpkm) + 4 MGM + AES-256 CTR-ACPKM.
-    assert!(run_file("gost.txt") >= 2 * 9 + 4 + 1);
+    let expected_at_least = 2 * 9 + 4 + 1;
+    assert!(run_file("gost.txt") >= expected_at_least);
 }
 
 #[test]

@@ -157,3 +157,72 @@ fn tag_records_marked_invalid_pass_only_with_a_broken_tag() {
     }
     println!("{seen} tag-bearing records");
 }
+
+#[test]
+fn odd_sizes_in_any_field_never_panic() {
+    let sizes = [
+        0usize, 1, 3, 7, 8, 9, 12, 15, 16, 17, 23, 24, 31, 32, 33, 64, 200,
+    ];
+    let mut panics = Vec::new();
+    for r in vector_records() {
+        for f in r
+            .fields
+            .iter()
+            .filter(|f| !NOT_HEX.contains(&f.name.as_str()))
+        {
+            for &n in &sizes {
+                for invalid in [false, true] {
+                    let mut mutated = with_value(&r, &f.name, "a5".repeat(n));
+                    if invalid {
+                        mutated = add_field(&mutated, "result", "invalid");
+                    }
+                    if let Outcome::Fail(why) = check(&mutated) {
+                        if why.starts_with("panicked") {
+                            panics.push(format!("{} field {} = {n} bytes: {why}", r.name, f.name));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(panics.is_empty(), "panics:\n{}", panics.join("\n"));
+}
+
+#[test]
+fn extreme_numbers_never_panic() {
+    const NUMERIC: &[&str] = &[
+        "s",
+        "m",
+        "section_bits",
+        "tstar_bits",
+        "tag_bits",
+        "counter",
+    ];
+    let values = [
+        "0",
+        "1",
+        "8",
+        "64",
+        "128",
+        "4294967295",
+        "18446744073709551615",
+        "99999999999999999999999",
+    ];
+    let mut panics = Vec::new();
+    for r in vector_records() {
+        for f in r
+            .fields
+            .iter()
+            .filter(|f| NUMERIC.contains(&f.name.as_str()))
+        {
+            for v in values {
+                if let Outcome::Fail(why) = check(&with_value(&r, &f.name, v.to_string())) {
+                    if why.starts_with("panicked") {
+                        panics.push(format!("{} field {} = {v}: {why}", r.name, f.name));
+                    }
+                }
+            }
+        }
+    }
+    assert!(panics.is_empty(), "panics:\n{}", panics.join("\n"));
+}

@@ -66,7 +66,7 @@ fn row(a: &AlgInfo) -> [String; 8] {
         iv,
         tag,
         padding,
-        format!("cpu ({})", a.backend().name()),
+        format!("cpu ({})", a.implementation()),
         description,
     ]
 }

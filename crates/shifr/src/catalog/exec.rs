@@ -10,7 +10,6 @@ use crate::block::kuznyechik::Kuznyechik;
 use crate::block::magma::{Gost28147, Magma, SBox};
 use crate::block::tdes::Tdes;
 use crate::block::KeyInit;
-use crate::cpu::Backend;
 use crate::mac::{omac, omac_acpkm};
 use crate::mode::gost89::{self, KeyMeshing};
 use crate::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, ofb, padding};
@@ -58,7 +57,6 @@ pub(crate) enum Mode {
     Gost89Cfb,
     /// GOST 28147-89 counter mode with CryptoPro key meshing (OpenSSL `gost89-cnt`, `gost89-cnt-12`).
     Gost89Cnt,
-    Gcm,
     Mgm,
     Cmac,
     OmacAcpkm,
@@ -67,7 +65,12 @@ pub(crate) enum Mode {
 /// What runs an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Engine {
-    Block { family: Family, mode: Mode },
+    Block {
+        family: Family,
+        mode: Mode,
+    },
+    /// AES-GCM, keyed as a whole (GHASH needs its own key derived from the AES key).
+    AesGcm,
     ChaCha20,
     XChaCha20,
     ChaCha20Poly1305,
@@ -82,16 +85,27 @@ impl Engine {
             _ => None,
         }
     }
+}
 
-    /// Backends the implementation behind this entry offers besides Portable.
-    pub(crate) fn offered_backends(self) -> &'static [Backend] {
-        match self {
-            Engine::Block {
-                family: Family::Aes,
-                ..
-            } => &[Backend::AesNi],
-            _ => &[],
+/// See [`AlgInfo::implementation`].
+pub(crate) fn implementation(alg: &AlgInfo) -> &'static str {
+    const PORTABLE: &str = "portable";
+    let zero_key = [0u8; 32];
+    match alg.engine {
+        Engine::Block {
+            family: Family::Aes,
+            ..
         }
+        | Engine::AesGcm => {
+            Aes::new(&zero_key[..alg.key_len]).map_or(PORTABLE, |a| a.backend().name())
+        }
+        Engine::ChaCha20
+        | Engine::XChaCha20
+        | Engine::ChaCha20Poly1305
+        | Engine::XChaCha20Poly1305 => {
+            ChaCha20::new(&zero_key, &[0u8; 12], 0).map_or(PORTABLE, |c| c.implementation())
+        }
+        Engine::Block { .. } => PORTABLE,
     }
 }
 
@@ -127,9 +141,7 @@ fn encrypt_in_place(
     data: &mut Vec<u8>,
 ) -> Result<Vec<u8>> {
     Ok(match alg.engine {
-        Engine::Block {
-            mode: Mode::Gcm, ..
-        } => seal(&AesGcm::new(key, alg.tag_len(params, None)?)?, params, data)?,
+        Engine::AesGcm => seal(&AesGcm::new(key, alg.tag_len(params, None)?)?, params, data)?,
         Engine::Block { family, mode } => match family {
             Family::Aes => block_encrypt(alg, &Aes::new(key)?, mode, params, data)?,
             Family::Tdes => block_encrypt(alg, &Tdes::new(key)?, mode, params, data)?,
@@ -178,9 +190,7 @@ pub(crate) fn decrypt(
     };
     let tag = tag.as_deref().unwrap_or(&[]);
     let result = match alg.engine {
-        Engine::Block {
-            mode: Mode::Gcm, ..
-        } => {
+        Engine::AesGcm => {
             AesGcm::new(key, tag.len()).and_then(|a| a.open(params.iv, params.aad, &mut data, tag))
         }
         Engine::Block { family, mode } => match family {
@@ -282,8 +292,6 @@ fn block_encrypt<C: KeyInit>(
         }
         Mode::Gost89Cfb => gost89::cfb_encrypt(c, iv, KeyMeshing::CryptoPro, data)?,
         Mode::Gost89Cnt => gost89::cnt_apply(c, iv, KeyMeshing::CryptoPro, data)?,
-        // GCM is keyed as a whole (it needs the AES key for its own GHASH key): run by the caller.
-        Mode::Gcm => return Err(Error::InvalidParameter("GCM is not a plain block mode")),
         Mode::Mgm => return seal(&Mgm::new(c, alg.tag_len(params, None)?)?, params, data),
         Mode::Cmac => return omac::omac(c, alg.tag_len(params, None)?, data),
         Mode::OmacAcpkm => {
@@ -322,7 +330,6 @@ fn block_decrypt<C: KeyInit>(
         }
         Mode::Gost89Cfb => gost89::cfb_decrypt(c, iv, KeyMeshing::CryptoPro, data)?,
         Mode::Gost89Cnt => gost89::cnt_apply(c, iv, KeyMeshing::CryptoPro, data)?,
-        Mode::Gcm => return Err(Error::InvalidParameter("GCM is not a plain block mode")),
         Mode::Mgm => Mgm::new(c, tag.len())?.open(iv, params.aad, data, tag)?,
         Mode::Cmac => verify(&omac::omac(c, tag.len(), data)?, tag)?,
         Mode::OmacAcpkm => verify(

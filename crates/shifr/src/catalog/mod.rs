@@ -4,7 +4,8 @@
 //! Where OpenSSL 3 (with the gost engine) offers a name through `openssl enc`, the same name here
 //! takes the same key and IV bytes and produces byte-identical output (`openssl enc -nopad`), with
 //! PKCS#7 padding by default for ECB and CBC as `openssl enc` does. The observed OpenSSL behaviour
-//! that fixed each choice is cited next to the entry in [`table`](self::all).
+//! that fixed each choice (IV sizes, ACPKM section sizes, S-boxes, refused names) is written down
+//! next to the entries, in `catalog/table.rs`.
 //!
 //! Names that OpenSSL does not offer (AEADs, which `openssl enc` refuses; Magma ECB/OFB/CFB; MGM;
 //! ACPKM with AES; OMAC-ACPKM) follow the standard that defines them.
@@ -12,7 +13,6 @@
 mod exec;
 mod table;
 
-use crate::cpu::{self, Backend};
 use crate::{Error, Result};
 
 /// What an algorithm does with its input.
@@ -60,7 +60,7 @@ impl IvSpec {
         match self {
             IvSpec::None => len == 0,
             IvSpec::Exact(n) => len == n,
-            IvSpec::MultipleOf(n) => len >= n && len % n == 0,
+            IvSpec::MultipleOf(n) => len >= n && len.is_multiple_of(n),
             IvSpec::AtLeast(n) => len >= n,
         }
     }
@@ -199,9 +199,11 @@ impl AlgInfo {
         table::num(self.key_len)
     }
 
-    /// The backend that would run this algorithm on this machine (honouring `SHIFR_BACKEND`).
-    pub fn backend(&self) -> Backend {
-        cpu::select(self.engine.offered_backends())
+    /// The implementation that would run this algorithm on this machine (honouring `SHIFR_BACKEND`):
+    /// `"aesni"` or `"portable"` for AES-based names, `"avx2"`, `"sse2"` or `"portable"` for the
+    /// ChaCha20 family, `"portable"` otherwise. Asked of the primitive itself, keyed with zeros.
+    pub fn implementation(&self) -> &'static str {
+        exec::implementation(self)
     }
 
     /// Encrypts (or, for a MAC, authenticates) `data`.
@@ -210,6 +212,9 @@ impl AlgInfo {
     /// `params.nopad`); AEADs return the ciphertext and the tag; MACs return only the tag.
     pub fn encrypt(&self, key: &[u8], params: &Params<'_>, data: Vec<u8>) -> Result<Output> {
         self.check_common(key, params)?;
+        if self.tag.is_some() {
+            self.tag_len(params, None)?;
+        }
         exec::encrypt(self, key, params, data)
     }
 
@@ -300,7 +305,7 @@ impl AlgInfo {
             .into_iter()
             .flatten()
         {
-            if s == 0 || s % self.block_size != 0 {
+            if s == 0 || !s.is_multiple_of(self.block_size) {
                 return Err(Error::InvalidParameter(
                     "the ACPKM section size must be a non-zero multiple of the block size",
                 ));
@@ -309,3 +314,6 @@ impl AlgInfo {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

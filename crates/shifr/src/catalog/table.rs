@@ -82,17 +82,6 @@ const fn block_entry(
         Mode::Gost89Cfb | Mode::Gost89Cnt => {
             (Kind::BlockMode, IvSpec::Exact(n), None, Padding::None, None)
         }
-        Mode::Gcm => (
-            Kind::Aead,
-            IvSpec::AtLeast(1),
-            Some(TagSpec {
-                default: 16,
-                min: 12,
-                max: 16,
-            }),
-            Padding::None,
-            None,
-        ),
         Mode::Mgm => (
             Kind::Aead,
             IvSpec::Exact(n),
@@ -147,6 +136,25 @@ const fn reg(gost: bool, n: usize) -> IvSpec {
         IvSpec::MultipleOf(n)
     } else {
         IvSpec::Exact(n)
+    }
+}
+
+const fn gcm_entry(name: &'static str, key_len: usize, description: &'static str) -> AlgInfo {
+    AlgInfo {
+        name,
+        kind: Kind::Aead,
+        key_len,
+        iv: IvSpec::AtLeast(1),
+        tag: Some(TagSpec {
+            default: 16,
+            min: 12,
+            max: 16,
+        }),
+        block_size: 16,
+        padding: Padding::None,
+        section: None,
+        description,
+        engine: Engine::AesGcm,
     }
 }
 
@@ -231,11 +239,9 @@ macro_rules! aes_family {
                     " CTR, IV = full 128-bit initial counter block (SP 800-38A)"
                 ),
             ),
-            block_entry(
+            gcm_entry(
                 concat!("aes-", $bits, "-gcm"),
-                Aes,
                 $key,
-                Mode::Gcm,
                 concat!("AES-", $bits, " GCM (SP 800-38D)"),
             ),
             block_entry(
