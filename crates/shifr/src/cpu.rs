@@ -12,19 +12,50 @@ use std::sync::OnceLock;
 pub enum Backend {
     /// Plain Rust, no CPU-specific instructions; the oracle every other backend is tested against.
     Portable,
+    /// x86-64 SSE2 (the x86-64 baseline): 128-bit lanes.
+    Sse2,
+    /// AArch64 Advanced SIMD (NEON): 128-bit lanes, TBL/TBX table lookups.
+    Neon,
+    /// ARMv8 cryptography extensions (AESE/AESMC, PMULL).
+    ArmCrypto,
     /// x86-64 AES-NI (+ PCLMULQDQ for GHASH).
     AesNi,
+    /// x86-64 AVX2: 256-bit lanes.
+    Avx2,
+    /// x86-64 VAES + VPCLMULQDQ on 256-bit registers (AVX2 encoding).
+    Vaes,
+    /// x86-64 AVX-512 (F, BW, VL): 512-bit lanes, masked ops, vpermi2b where VBMI is present.
+    Avx512,
+    /// x86-64 AVX-512 with GFNI (Galois-field affine and multiply instructions).
+    Gfni,
 }
 
 impl Backend {
     /// Every backend shifr knows, in preference order from slowest to fastest.
-    pub const ALL: &'static [Backend] = &[Backend::Portable, Backend::AesNi];
+    pub const ALL: &'static [Backend] = &[
+        Backend::Portable,
+        Backend::Sse2,
+        Backend::Neon,
+        Backend::ArmCrypto,
+        Backend::AesNi,
+        Backend::Avx2,
+        Backend::Vaes,
+        Backend::Avx512,
+        Backend::Gfni,
+    ];
 
     /// The name used on the command line and in `SHIFR_BACKEND`.
     pub fn name(self) -> &'static str {
         match self {
             Backend::Portable => "portable",
+            Backend::Sse2 => "sse2",
+            Backend::Neon => "neon",
+            Backend::ArmCrypto => "armv8-crypto",
             Backend::AesNi => "aesni",
+            Backend::Avx2 => "avx2",
+            Backend::Vaes => "vaes",
+            Backend::Avx512 => "avx512",
+            Backend::Gfni => "gfni",
         }
     }
 
@@ -38,9 +69,18 @@ impl Backend {
 
     /// Whether this CPU can run the backend at all.
     pub fn is_supported(self) -> bool {
+        let f = features();
+        let avx512 = f.avx512f && f.avx512bw && f.avx512vl;
         match self {
             Backend::Portable => true,
-            Backend::AesNi => features().aesni && features().pclmulqdq,
+            Backend::Sse2 => f.sse2,
+            Backend::Neon => f.neon,
+            Backend::ArmCrypto => f.neon && f.arm_aes && f.arm_pmull,
+            Backend::AesNi => f.aesni && f.pclmulqdq && f.ssse3,
+            Backend::Avx2 => f.avx2,
+            Backend::Vaes => f.avx2 && f.vaes && f.vpclmulqdq,
+            Backend::Avx512 => avx512,
+            Backend::Gfni => avx512 && f.gfni,
         }
     }
 }
@@ -48,6 +88,7 @@ impl Backend {
 /// The CPU features shifr cares about.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Features {
+    pub sse2: bool,
     pub aesni: bool,
     pub pclmulqdq: bool,
     pub ssse3: bool,
@@ -59,6 +100,9 @@ pub struct Features {
     pub gfni: bool,
     pub vaes: bool,
     pub vpclmulqdq: bool,
+    pub neon: bool,
+    pub arm_aes: bool,
+    pub arm_pmull: bool,
 }
 
 /// Detected once per process.
@@ -70,6 +114,7 @@ pub fn features() -> Features {
 #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
 fn detect() -> Features {
     Features {
+        sse2: std::arch::is_x86_feature_detected!("sse2"),
         aesni: std::arch::is_x86_feature_detected!("aes"),
         pclmulqdq: std::arch::is_x86_feature_detected!("pclmulqdq"),
         ssse3: std::arch::is_x86_feature_detected!("ssse3"),
@@ -81,10 +126,21 @@ fn detect() -> Features {
         gfni: std::arch::is_x86_feature_detected!("gfni"),
         vaes: std::arch::is_x86_feature_detected!("vaes"),
         vpclmulqdq: std::arch::is_x86_feature_detected!("vpclmulqdq"),
+        ..Features::default()
     }
 }
 
-#[cfg(not(any(target_arch = "x86_64", target_arch = "x86")))]
+#[cfg(target_arch = "aarch64")]
+fn detect() -> Features {
+    Features {
+        neon: std::arch::is_aarch64_feature_detected!("neon"),
+        arm_aes: std::arch::is_aarch64_feature_detected!("aes"),
+        arm_pmull: std::arch::is_aarch64_feature_detected!("pmull"),
+        ..Features::default()
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
 fn detect() -> Features {
     Features::default()
 }

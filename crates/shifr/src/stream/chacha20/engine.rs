@@ -34,26 +34,21 @@ impl Zeroize for Engine {
 }
 
 impl Engine {
-    /// The fastest engine this CPU supports, unless `SHIFR_BACKEND=portable` forces the portable one.
+    /// The engine [`cpu::select`] picks: the fastest this CPU supports, unless `SHIFR_BACKEND`
+    /// forces another (`portable`, `sse2`, `avx2`).
     pub(super) fn select() -> Engine {
-        if cpu::forced() == Some(Backend::Portable) {
-            return Engine::Portable;
-        }
-        Engine::best()
+        Engine::for_backend(cpu::select(&[Backend::Sse2, Backend::Avx2]))
     }
 
-    #[cfg(target_arch = "x86_64")]
-    fn best() -> Engine {
-        if cpu::features().avx2 {
-            Engine::Avx2
-        } else {
-            Engine::Sse2
+    /// The engine for a backend `cpu` has already checked; unknown ones fall back to portable.
+    fn for_backend(b: Backend) -> Engine {
+        match b {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => Engine::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Sse2 => Engine::Sse2,
+            _ => Engine::Portable,
         }
-    }
-
-    #[cfg(not(target_arch = "x86_64"))]
-    fn best() -> Engine {
-        Engine::Portable
     }
 
     /// Every engine usable on this CPU.
