@@ -43,7 +43,7 @@ pub(crate) fn check(ctx: &Ctx, name: Name) -> Step {
 
 /// `Ok` when `data` is a non-empty whole number of `n`-byte blocks.
 fn whole_blocks(data: &[u8], n: usize) -> shifr::Result<()> {
-    if data.is_empty() || data.len() % n != 0 {
+    if data.is_empty() || !data.len().is_multiple_of(n) {
         return Err(Error::NotBlockAligned {
             block: n,
             got: data.len(),

@@ -242,7 +242,7 @@ pub(crate) fn field_index(name: &str, prefix: &str) -> Option<usize> {
 
 /// Decodes hex of either case; the error says what is wrong.
 pub(crate) fn decode_hex(s: &str) -> Result<Vec<u8>, String> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits ({})", s.len()));
     }
     let nibble = |c: u8| -> Option<u8> {

@@ -157,7 +157,7 @@ impl Visit for OmacAcpkm<'_> {
             self.msg,
         )?;
         let stride = self.key_len + c.block_size();
-        let material = if self.material_len % stride == 0 {
+        let material = if self.material_len.is_multiple_of(stride) {
             let sections = self.material_len / stride;
             let m = omac_acpkm::acpkm_master_with_key_len(&c, self.key_len, self.tstar, sections)?;
             Some(m.to_vec())
