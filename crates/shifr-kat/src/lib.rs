@@ -16,7 +16,7 @@
 //! * `gost28147` records use the CryptoPro-A S-boxes with the GOST R 34.12-2015 (Magma) byte order,
 //!   unless a note says "little-endian" (then the RFC 5830 / OpenSSL gost89 order); see `ciphers.rs`.
 //! * `ctr`: an `iv` of n bytes is the full initial counter block (SP 800-38A), one of n/2 bytes the
-//!   GOST R 34.13 IV. GOST `ofb`/`ctr`/`ctr-acpkm` with `s` other than n are skipped (shifr has no truncated
+//!   GOST R 34.13 IV. GOST `ofb`/`ctr` with `s < n` take `MSB_s` of each gamma block; `ctr-acpkm` with `s` other than n is skipped (no truncated
 //!   gamma); sizes in bits that are not whole bytes (CFB1) are skipped.
 //! * `cmac` and `mac` are the same OMAC1 check; `r`, `k1`, `k2` are E(0^n) and the two subkeys.
 //! * ChaCha-family `counter` defaults to 0; XChaCha20 states are those of the ChaCha20 block keyed

@@ -47,8 +47,8 @@ fn segment(ctx: &Ctx, name: Name) -> Step<usize> {
     Ok(ctx.opt_bytes_of_bits("s")?.unwrap_or(block_len(name)))
 }
 
-/// For OFB and CTR, whose GOST forms truncate the gamma to `s < n` bits per block: shifr offers
-/// only `s = n`.
+/// For CTR-ACPKM, whose GOST form could truncate the gamma to `s < n` bits per block: shifr offers
+/// only `s = n` there (R 1323565.1.017 defines its sections for full-block gamma).
 fn full_block_segment(ctx: &Ctx, name: Name, mode: &str) -> Step {
     let n = block_len(name);
     if let Some(s) = ctx.opt_dec("s")? {
@@ -102,26 +102,29 @@ pub(crate) fn cfb(ctx: &Ctx, name: Name) -> Step {
     })
 }
 
-/// OFB; `m` = register bits, default n.
+/// OFB; `m` = register bits, default n; `s` = gamma bits taken from each output block, default n.
 pub(crate) fn ofb(ctx: &Ctx, name: Name) -> Step {
-    full_block_segment(ctx, name, "ofb")?;
+    let seg = segment(ctx, name)?;
     let iv = register_iv(ctx)?;
-    both_ways(ctx, name, &|c, b| ofb::apply(c, &iv, b), &|c, b| {
-        ofb::apply(c, &iv, b)
-    })
+    both_ways(
+        ctx,
+        name,
+        &|c, b| ofb::apply_segmented(c, &iv, seg, b),
+        &|c, b| ofb::apply_segmented(c, &iv, seg, b),
+    )
 }
 
 /// `iv` of n bytes is the SP 800-38A initial counter block; `iv` of n/2 bytes is the GOST R 34.13
 /// IV (`CTR_1 = iv || 0^(n/2)`).
 pub(crate) fn ctr(ctx: &Ctx, name: Name) -> Step {
-    full_block_segment(ctx, name, "ctr")?;
+    let seg = segment(ctx, name)?;
     let iv = ctx.hex("iv")?;
     let apply = |c: &dyn BlockCipher, b: &mut Vec<u8>| {
         let n = c.block_size();
         if iv.len() == n {
-            ctr::apply(c, &iv, b)
+            ctr::apply_segmented(c, &iv, seg, b)
         } else if 2 * iv.len() == n {
-            ctr::apply_gost(c, &iv, b)
+            ctr::apply_segmented(c, &ctr::gost_counter_block(&iv, n)?, seg, b)
         } else {
             Err(Error::InvalidIvLength {
                 expected: "a full counter block (n) or a GOST IV (n/2)",

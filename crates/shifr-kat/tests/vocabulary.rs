@@ -307,17 +307,45 @@ tag = a8061dc1305136c6c22b8baf0c0127a9
 }
 
 #[test]
-fn gost_mode_with_truncated_gamma_is_skipped() {
-    let text = "# magma-ctr-s32 / hypothetical s < n record
+fn gost_ctr_with_truncated_gamma_uses_msb_s_of_each_block() {
+    // Derived from GOST R 34.13 A.2.2 (magma-ctr, s = 64): with s = 32 the segments use
+    // MSB_32(E(CTR_1)) and MSB_32(E(CTR_2)), i.e. gamma bytes 0..4 and 8..12 of the s = 64 example.
+    let text = "# magma-ctr-s32 / derived from GOST R 34.13-2015 A.2.2
 cipher = magma
 mode = ctr
 s = 32
 key = ffeeddccbbaa99887766554433221100f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff
 iv = 12345678
-pt = 92def06b
-ct = 4e98110c
+pt = 92def06bdb54c704
+ct = 4e98110c3e250d93
 ";
-    match outcome(text) {
+    assert_eq!(outcome(text), Outcome::Pass);
+    let broken = text.replace("3e250d93", "3e250d94");
+    assert!(matches!(outcome(&broken), Outcome::Fail(_)));
+    // GOST R 34.13 A.1.3 (kuznyechik-ofb, s = 128, m = 256) read with s = 64: the register moves the
+    // same way, each segment takes MSB_64 of Y_i, so pt/ct are the first halves of the example's blocks.
+    let ofb = "# kuznyechik-ofb-s64 / derived from GOST R 34.13-2015 A.1.3
+cipher = kuznyechik
+mode = ofb
+s = 64
+m = 256
+key = 8899aabbccddeeff0011223344556677fedcba98765432100123456789abcdef
+iv = 1234567890abcef0a1b2c3d4e5f0011223344556677889901213141516171819
+pt = 1122334455667700001122334455667711223344556677882233445566778899
+ct = 81800a59b1842b24ed5b47a7048cfab466a257ac3ca0b8b1203ebbc066138660
+";
+    assert_eq!(outcome(ofb), Outcome::Pass);
+    let acpkm = "# magma-ctr-acpkm-s32 / hypothetical s < n record
+cipher = magma
+mode = ctr-acpkm
+s = 32
+section_bits = 128
+key = 8899aabbccddeeff0011223344556677fedcba98765432100123456789abcdef
+iv = 12345678
+pt = 11223344
+ct = 2ab81dee
+";
+    match outcome(acpkm) {
         Outcome::Skip(why) => assert!(why.contains("s = 32"), "{why}"),
         other => panic!("{other:?}"),
     }

@@ -100,6 +100,37 @@ pub fn apply_gost<C: BlockCipher + ?Sized>(c: &C, iv_half: &[u8], data: &mut [u8
     apply(c, &block, data)
 }
 
+/// GOST R 34.13 CTR with `s`-byte segments (`1 <= s <= n`): segment `i` of `data` is XORed with
+/// `MSB_s(E(CTR_i))`, so each counter block contributes only its first `s` bytes of gamma. `s = n` is
+/// [`apply`]. The last segment may be partial.
+pub fn apply_segmented<C: BlockCipher + ?Sized>(
+    c: &C,
+    counter_block: &[u8],
+    segment: usize,
+    data: &mut [u8],
+) -> Result<()> {
+    let n = c.block_size();
+    check_counter_block(n, counter_block)?;
+    if segment == 0 || segment > n {
+        return Err(Error::InvalidParameter(
+            "CTR segment size must be between 1 byte and the block size",
+        ));
+    }
+    let mut counter = [0u8; MAX_BLOCK];
+    counter[..n].copy_from_slice(counter_block);
+    let mut ks = [0u8; BATCH_BLOCKS * MAX_BLOCK];
+    for chunk in data.chunks_mut(BATCH_BLOCKS * segment) {
+        let blocks = chunk.len().div_ceil(segment);
+        let ks = &mut ks[..blocks * n];
+        fill_keystream(c, &mut counter[..n], ks);
+        for (seg, gamma) in chunk.chunks_mut(segment).zip(ks.chunks_exact(n)) {
+            xor_in_place(seg, gamma);
+        }
+    }
+    ks.zeroize();
+    Ok(())
+}
+
 /// Stateful CTR: a key stream that continues across calls to [`Ctr::apply_keystream`].
 pub struct Ctr<C: BlockCipher> {
     cipher: C,
@@ -178,6 +209,49 @@ mod tests {
         let mut b = [0x12, 0x34, 0xff, 0xff];
         increment_be(&mut b);
         assert_eq!(b, [0x12, 0x35, 0, 0]);
+    }
+
+    /// A toy 8-byte "cipher" (XOR with a constant) makes the expected gamma easy to write down by
+    /// hand: E(CTR_i) = CTR_i ^ 0x5a..5a.
+    struct XorCipher;
+    impl BlockCipher for XorCipher {
+        fn block_size(&self) -> usize {
+            8
+        }
+        fn encrypt_blocks(&self, data: &mut [u8]) {
+            data.iter_mut().for_each(|b| *b ^= 0x5a);
+        }
+        fn decrypt_blocks(&self, data: &mut [u8]) {
+            self.encrypt_blocks(data)
+        }
+    }
+
+    #[test]
+    fn segmented_ctr_uses_the_first_s_bytes_of_each_counter_block() {
+        let ctr1 = [1u8, 2, 3, 4, 0, 0, 0, 0];
+        let mut data = [0u8; 7];
+        apply_segmented(&XorCipher, &ctr1, 3, &mut data).unwrap();
+        // Segments of 3 bytes: MSB_3 of E(CTR_1), E(CTR_2), E(CTR_3) (the last one partial).
+        assert_eq!(
+            data,
+            [
+                1 ^ 0x5a,
+                2 ^ 0x5a,
+                3 ^ 0x5a,
+                1 ^ 0x5a,
+                2 ^ 0x5a,
+                3 ^ 0x5a,
+                1 ^ 0x5a
+            ]
+        );
+        // s = n is plain CTR.
+        let mut a = [7u8; 100];
+        let mut b = a;
+        apply_segmented(&XorCipher, &ctr1, 8, &mut a).unwrap();
+        apply(&XorCipher, &ctr1, &mut b).unwrap();
+        assert_eq!(a, b);
+        assert!(apply_segmented(&XorCipher, &ctr1, 0, &mut a).is_err());
+        assert!(apply_segmented(&XorCipher, &ctr1, 9, &mut a).is_err());
     }
 
     #[test]
