@@ -29,7 +29,9 @@ fn from_file(path: &Path, key_len: usize) -> Result<Zeroizing<Vec<u8>>> {
         std::fs::read(path).with_context(|| format!("cannot read key file {shown}"))?,
     );
     let text = bytes.trim_ascii();
-    if text.len() == 2 * key_len {
+    // Only printable text of the hex length is read as hex; binary bytes that happen to have that
+    // length are a raw key of the wrong size and get the length message below.
+    if text.len() == 2 * key_len && text.iter().all(u8::is_ascii_graphic) {
         return decode_key_hex(text)
             .map_err(|why| anyhow!("key file {shown} is not valid hex: {why}"));
     }
@@ -94,6 +96,11 @@ mod tests {
         );
         // A 16-byte raw key file is not a valid 32-byte key, whatever its bytes.
         assert!(load(Some(&raw), 32).is_err());
+        // 32 binary bytes for a 16-byte key: a length error, not a hex error.
+        let binary = temp_file("binary", &[0xffu8; 32]);
+        let e = load(Some(&binary), 16).unwrap_err().to_string();
+        assert!(e.contains("invalid key length") && e.contains("32 bytes"), "{e}");
+        std::fs::remove_file(binary).unwrap();
         let bad = temp_file("bad", b"zz0102030405060708090a0b0c0d0e0f");
         let e = load(Some(&bad), 16).unwrap_err().to_string();
         assert!(e.contains("not valid hex") && !e.contains("zz"), "{e}");
