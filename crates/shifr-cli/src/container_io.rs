@@ -69,7 +69,7 @@ pub fn name_paths(e: Error, input: &str, output: &str) -> anyhow::Error {
     match e {
         Error::Input(io) => anyhow::Error::new(io).context(format!("cannot read {input}")),
         Error::Output(io) => anyhow::Error::new(io).context(format!("cannot write {output}")),
-        other => anyhow::Error::new(other).context(format!("{input}")),
+        other => anyhow::Error::new(other).context(input.to_string()),
     }
 }
 
