@@ -248,7 +248,7 @@ fn decrypt_to_stdout_releases_only_verified_batches() {
     let run = shifr(&["decrypt", "--key-file", s(&key)], &sealed, &[]);
     assert_eq!(run.code, Some(7), "{}", run.stderr);
     assert!(run.stderr.contains("chunk 100 failed"));
-    assert!(run.stdout.len() <= 100 * 65536 && run.stdout.len() % 65536 == 0);
+    assert!(run.stdout.len() <= 100 * 65536 && run.stdout.len().is_multiple_of(65536));
     assert!(run.stdout[..] == data[..run.stdout.len()]);
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -163,7 +163,7 @@ fn truncation_at_every_boundary_and_inside_chunks() {
             // With batches of two chunks the verified batches before the cut are released, no more.
             let (result, out) = open(&s.file[..cut], Some(2 * CHUNK));
             assert!(matches!(result, Err(Error::Truncated { chunks }) if chunks == k as u64));
-            assert!(out.len() <= k * CHUNK && out.len() % (2 * CHUNK) == 0);
+            assert!(out.len() <= k * CHUNK && out.len().is_multiple_of(2 * CHUNK));
             for inside in [1, s.alg.tag_len() - 1, s.alg.tag_len(), s.slot / 2] {
                 let cut = cut + inside;
                 if cut >= s.file.len() {
