@@ -32,7 +32,7 @@ pub fn independent_container(
         .unwrap();
     let header = [&fields[..], &check].concat();
     let mut out = header.clone();
-    let pieces: Vec<&[u8]> = if plain.len() % chunk == 0 {
+    let pieces: Vec<&[u8]> = if plain.len().is_multiple_of(chunk) {
         plain
             .chunks(chunk)
             .chain(std::iter::once(&[][..]))
