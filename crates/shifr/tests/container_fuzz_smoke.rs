@@ -13,7 +13,7 @@ fn target(data: &[u8]) -> bool {
     let mut input = data;
     if let Ok(header) = read_header(&mut input) {
         if let Ok(mut cipher) = FileCipher::for_decryption(&header, Secret::KeyFile(&KEY)) {
-            cipher.set_batch_bytes(usize::from(data.len() % 3 == 0) * 4096);
+            cipher.set_batch_bytes(usize::from(data.len().is_multiple_of(3)) * 4096);
             return cipher
                 .decrypt(input, std::io::sink(), 1 + data.len() % 3, &mut |_| {})
                 .is_ok();
@@ -42,7 +42,7 @@ fn random_inputs() {
     for i in 0..2000 {
         let mut data = vec![0u8; rng.gen_range(0..300)];
         rng.fill_bytes(&mut data);
-        if i % 2 == 0 && data.len() >= 7 {
+        if i.is_multiple_of(2) && data.len() >= 7 {
             // A valid magic and version, so the rest of the header parser is reached.
             data[..7].copy_from_slice(b"shifr\0\x01");
         }

@@ -155,7 +155,7 @@ impl FileCipher {
         loop {
             let n = read_full(&mut input, &mut buf).map_err(Error::Input)?;
             let last = n < buf.len();
-            if last && n % slot == 0 {
+            if last && n.is_multiple_of(slot) {
                 // Only full chunks (or nothing) before the end: the final chunk is gone.
                 let full = (n / slot) as u64;
                 self.chunks
