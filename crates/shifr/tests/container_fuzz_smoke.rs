@@ -39,7 +39,7 @@ fn valid(alg: Algorithm, len: usize) -> Vec<u8> {
 #[test]
 fn random_inputs() {
     let mut rng = rand::thread_rng();
-    for i in 0..2000 {
+    for i in 0..2000u32 {
         let mut data = vec![0u8; rng.gen_range(0..300)];
         rng.fill_bytes(&mut data);
         if i.is_multiple_of(2) && data.len() >= 7 {
