@@ -21,7 +21,7 @@ pub struct RunArgs {
     /// Worker threads sealing or opening chunks (default: all cores). The output does not depend on it.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Keep the process's CPU time within PCT percent of the whole machine (1..=100), measured over
+    /// Keep the process's CPU time within PCT percent of the whole machine (0 < PCT <= 100), measured over
     /// any 5-second window.
     #[arg(long, value_name = "PCT")]
     pub cpu_limit: Option<f64>,
