@@ -1,5 +1,8 @@
 //! The command line, declared with clap's derive API.
 
+pub use crate::container_args::{
+    DecryptArgs, DumpArgs, EncryptArgs, InfoArgs, KeygenArgs, RestoreArgs,
+};
 use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -21,6 +24,19 @@ pub enum Command {
     Kat(KatArgs),
     /// Encrypt or decrypt stdin to stdout (raw bytes, no container).
     Cipher(CipherArgs),
+    // The container commands (docs/FORMAT.md); their arguments are in container_args.rs.
+    /// Encrypt a file or stdin into a shifr container (authenticated, chunked, parallel).
+    Encrypt(EncryptArgs),
+    /// Verify and decrypt a shifr container.
+    Decrypt(DecryptArgs),
+    /// Encrypt a block device or file into an image, reading sequentially in large aligned pieces.
+    Dump(DumpArgs),
+    /// Verify and write an encrypted image back to a file or block device.
+    Restore(RestoreArgs),
+    /// Show a shifr file's header (algorithm, KDF, chunk size, sizes) without a key.
+    Info(InfoArgs),
+    /// Create a random 32-byte key file (mode 0600) for --key-file.
+    Keygen(KeygenArgs),
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,17 @@ mod commands;
 mod hexarg;
 mod keyfile;
 mod report;
+// The container commands' helpers.
+mod atomic_output;
+mod container_args;
+mod container_io;
+mod cpu_limit;
+mod exit_status;
+mod passphrase;
+mod process_cpu;
+mod progress;
+mod random;
+mod secret_source;
 
 use std::process::ExitCode;
 

@@ -13,6 +13,7 @@
 pub mod aead;
 pub mod block;
 pub mod catalog;
+pub mod container;
 pub mod cpu;
 pub mod error;
 pub mod mac;

@@ -3,8 +3,16 @@
 mod cipher;
 mod kat;
 mod list;
+// The container commands.
+mod decrypt;
+mod dump;
+mod encrypt;
+mod info;
+mod keygen;
+mod restore;
 
 use crate::cli::Command;
+use crate::exit_status;
 use std::process::ExitCode;
 
 /// Runs a parsed command; the exit code on success, an error (reported by `main`) otherwise.
@@ -13,5 +21,12 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::List => list::run(),
         Command::Kat(args) => kat::run(&args),
         Command::Cipher(args) => cipher::run(&args),
+        // The container commands report their own errors, with distinct exit codes.
+        Command::Encrypt(args) => exit_status::finish(encrypt::run(&args)),
+        Command::Decrypt(args) => exit_status::finish(decrypt::run(&args)),
+        Command::Dump(args) => exit_status::finish(dump::run(&args)),
+        Command::Restore(args) => exit_status::finish(restore::run(&args)),
+        Command::Info(args) => exit_status::finish(info::run(&args)),
+        Command::Keygen(args) => exit_status::finish(keygen::run(&args)),
     }
 }

@@ -1,0 +1,142 @@
+//! Arguments of the container commands (encrypt, decrypt, dump, restore, info, keygen).
+
+use clap::Args;
+use std::path::PathBuf;
+
+/// Where the secret comes from. Without either option the passphrase is read from `SHIFR_PASSPHRASE`,
+/// or else from the terminal with no echo.
+#[derive(Debug, Args)]
+pub struct SecretArgs {
+    /// Key file made by `shifr keygen` (32 bytes, raw or hex).
+    #[arg(long, value_name = "FILE", conflicts_with = "passphrase_file")]
+    pub key_file: Option<PathBuf>,
+    /// File whose first line is the passphrase.
+    #[arg(long, value_name = "FILE")]
+    pub passphrase_file: Option<PathBuf>,
+}
+
+/// How the work runs and what it shows.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Worker threads sealing or opening chunks (default: all cores). The output does not depend on it.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Keep the process's CPU time within PCT percent of the whole machine (0 < PCT <= 100), measured over
+    /// any 5-second window.
+    #[arg(long, value_name = "PCT")]
+    pub cpu_limit: Option<f64>,
+    /// Replace an existing output file.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress bar, even on a terminal.
+    #[arg(short, long, conflicts_with = "progress")]
+    pub quiet: bool,
+    /// Show the progress bar on stderr even when it is not a terminal.
+    #[arg(long)]
+    pub progress: bool,
+}
+
+/// How a new container is made.
+#[derive(Debug, Args)]
+pub struct SealArgs {
+    /// AEAD: aes-256-gcm (default with AES instructions), chacha20-poly1305 (default otherwise),
+    /// xchacha20-poly1305, kuznyechik-mgm, magma-mgm.
+    #[arg(short = 'a', long = "algorithm", value_name = "AEAD")]
+    pub algorithm: Option<String>,
+    /// Plaintext bytes per chunk (1024 ..= 16777216; default 65536).
+    #[arg(long, value_name = "BYTES")]
+    pub chunk_size: Option<u32>,
+}
+
+/// `shifr encrypt`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+The passphrase is read from --passphrase-file, else SHIFR_PASSPHRASE, else the terminal (asked twice); \
+it is stretched with Argon2id (m = 64 MiB, t = 3, p = 1). A key file (`shifr keygen`) skips Argon2id. \
+Output goes to a temporary file next to OUT, renamed over OUT only after success. Format: docs/FORMAT.md.")]
+pub struct EncryptArgs {
+    /// Input file, or - for stdin (default).
+    #[arg(value_name = "IN")]
+    pub input: Option<PathBuf>,
+    /// Output file, or - for stdout (default).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub seal: SealArgs,
+    #[command(flatten)]
+    pub secret: SecretArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// `shifr decrypt`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+To a file: nothing appears under OUT until every chunk verified. To stdout: each batch of chunks is \
+written only after its tags verified, and the command stops with a non-zero exit at the first failure. \
+Exit codes: 3 not a shifr file or malformed header, 4 unsupported version, 5 wrong key or passphrase, \
+6 truncated, 7 chunk failed authentication, 8 I/O error.")]
+pub struct DecryptArgs {
+    /// Input file, or - for stdin (default).
+    #[arg(value_name = "IN")]
+    pub input: Option<PathBuf>,
+    /// Output file, or - for stdout (default).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub secret: SecretArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// `shifr dump`.
+#[derive(Debug, Args)]
+pub struct DumpArgs {
+    /// Block device or file to read.
+    #[arg(value_name = "SRC")]
+    pub source: PathBuf,
+    /// Encrypted image to write.
+    #[arg(value_name = "OUT.shifr")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub seal: SealArgs,
+    #[command(flatten)]
+    pub secret: SecretArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// `shifr restore`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+To a file: written to a temporary file and renamed over DST after every chunk verified. To a block \
+device (which cannot be renamed): the whole image is verified first in a dry pass, then written in place \
+and fsynced; --force is required.")]
+pub struct RestoreArgs {
+    /// Encrypted image.
+    #[arg(value_name = "IN.shifr")]
+    pub input: PathBuf,
+    /// File or block device to write.
+    #[arg(value_name = "DST")]
+    pub destination: PathBuf,
+    #[command(flatten)]
+    pub secret: SecretArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// `shifr info`.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// A shifr file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+/// `shifr keygen`.
+#[derive(Debug, Args)]
+pub struct KeygenArgs {
+    /// Key file to create (mode 0600; an existing file is never replaced).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+}

@@ -1,0 +1,114 @@
+//! What the container commands share: opening the input (file, block device or stdin), thread count,
+//! the CPU throttle and progress line around a pass, and naming the path in I/O errors.
+
+use crate::container_args::RunArgs;
+use crate::cpu_limit::CpuLimit;
+use crate::progress::Progress;
+use anyhow::{Context, Result};
+use shifr::container::{Error, FileCipher};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// An opened input.
+pub struct Input {
+    /// The data.
+    pub reader: Box<dyn Read>,
+    /// The path as shown in messages ("stdin" for `-`).
+    pub name: String,
+    /// Its size, when it is a regular file or a block device.
+    pub size: Option<u64>,
+}
+
+/// Whether `path` means stdin / stdout (absent or `-`).
+pub fn is_std(path: Option<&Path>) -> bool {
+    path.is_none_or(|p| p.as_os_str() == "-")
+}
+
+/// Opens `path` (stdin for none or `-`).
+pub fn open_input(path: Option<&Path>) -> Result<Input> {
+    match path {
+        Some(p) if !is_std(Some(p)) => {
+            let name = p.display().to_string();
+            let mut file = File::open(p).with_context(|| format!("cannot open {name}"))?;
+            let size = size_of(&mut file);
+            Ok(Input {
+                reader: Box::new(file),
+                name,
+                size,
+            })
+        }
+        _ => Ok(Input {
+            reader: Box::new(std::io::stdin().lock()),
+            name: "stdin".to_string(),
+            size: None,
+        }),
+    }
+}
+
+/// The size of a regular file, or of a block device (whose metadata says 0) by seeking to its end.
+pub fn size_of(file: &mut File) -> Option<u64> {
+    let meta = file.metadata().ok()?;
+    if meta.is_file() {
+        return Some(meta.len());
+    }
+    let end = file.seek(SeekFrom::End(0)).ok()?;
+    file.seek(SeekFrom::Start(0)).ok()?;
+    Some(end)
+}
+
+/// Worker threads: `--threads`, or every core.
+pub fn threads(run: &RunArgs) -> usize {
+    run.threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+}
+
+/// Turns a container error into one naming the path of the side that failed.
+pub fn name_paths(e: Error, input: &str, output: &str) -> anyhow::Error {
+    match e {
+        Error::Input(io) => anyhow::Error::new(io).context(format!("cannot read {input}")),
+        Error::Output(io) => anyhow::Error::new(io).context(format!("cannot write {output}")),
+        other => anyhow::Error::new(other).context(input.to_string()),
+    }
+}
+
+/// Which way a pass goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Plaintext in, container out (the header is written too).
+    Encrypt,
+    /// Chunks after the header in, verified plaintext out.
+    Decrypt,
+}
+
+/// One pass of `cipher` over `input` into `output`, with the progress line and CPU throttle after
+/// every batch. Returns the plaintext bytes.
+#[allow(clippy::too_many_arguments)]
+pub fn run_pass(
+    cipher: &mut FileCipher,
+    direction: Direction,
+    input: &mut dyn Read,
+    output: &mut dyn Write,
+    run: &RunArgs,
+    limit: &mut Option<CpuLimit>,
+    progress: &mut Progress,
+) -> std::result::Result<u64, Error> {
+    let threads = threads(run);
+    if limit.is_some() {
+        // One chunk per thread per batch: the throttle then acts every few milliseconds.
+        cipher.set_batch_bytes(0);
+    }
+    let mut on_batch = |n: u64| {
+        progress.add(n);
+        if let Some(l) = limit.as_mut() {
+            l.throttle();
+        }
+    };
+    let result = match direction {
+        Direction::Encrypt => cipher.encrypt(input, output, threads, &mut on_batch),
+        Direction::Decrypt => cipher.decrypt(input, output, threads, &mut on_batch),
+    };
+    progress.finish();
+    result
+}
