@@ -158,7 +158,7 @@ fn multistream_cbc_matches_portable_streams() {
     }
 }
 
-fn reference_seal(key: &[u8], iv: &[u8], aad: &[u8], data: &mut Vec<u8>) -> Vec<u8> {
+fn reference_seal(key: &[u8], iv: &[u8], aad: &[u8], data: &mut [u8]) -> Vec<u8> {
     macro_rules! seal {
         ($aes:ty) => {{
             let c = RefGcm::<$aes, U16>::new_from_slice(key).unwrap();

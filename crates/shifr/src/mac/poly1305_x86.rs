@@ -1,9 +1,10 @@
 //! Poly1305 with AVX2: four blocks per step in four 64-bit lanes, 26-bit limbs, `vpmuludq`.
 //!
-//! Lane `j` accumulates every fourth block. With the key powers r^1..r^4:
-//! `h' = (h + m_1) r^4 + m_2 r^3 + m_3 r^2 + m_4 r` for one group of four, so the lanes run
-//! `A_j = A_j r^4 + m` over all groups but the last, which is multiplied by r^4, r^3, r^2, r^1 lane by
-//! lane before the four lanes are summed. Multiplications, additions, shifts and masks only: no
+//! Two accumulators of four lanes each take eight blocks per step, lane `j` every eighth block.
+//! With the key powers r^1..r^8: `h' = (h + m_1) r^8 + m_2 r^7 + ... + m_8 r` for one group of
+//! eight, so the lanes run `A_j = A_j r^8 + m` over all groups but the last, which is multiplied by
+//! r^8, ..., r^1 lane by lane before the eight lanes are summed. Two independent accumulators keep
+//! two multiply-and-carry chains in flight. Multiplications, additions, shifts and masks only: no
 //! branch or memory access depends on the key or the message, so this is constant-time.
 //!
 //! Loading blocks 0..3 as two 256-bit words and unpacking 64-bit halves leaves them in lane order
@@ -18,7 +19,7 @@ use core::arch::x86_64::{
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Bytes absorbed per step.
-pub(super) const STEP_BYTES: usize = 64;
+pub(super) const STEP_BYTES: usize = 128;
 
 const MASK26: u32 = 0x03ff_ffff;
 
@@ -46,10 +47,11 @@ fn mul_mod(a: &[u32; 5], b: &[u32; 5]) -> [u32; 5] {
 /// the only constructor and checks it.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub(super) struct Avx2Key {
-    /// `r^4` broadcast: limb `i` of r^4 for the inner steps.
-    r4: [u32; 5],
-    /// Final per-lane multipliers in load order 0, 2, 1, 3: r^4, r^2, r^3, r^1; `[limb][lane]`.
-    last: [[u32; 4]; 5],
+    /// `r^8`, broadcast for the inner steps.
+    r8: [u32; 5],
+    /// Final per-lane multipliers of the two accumulators, `[limb][lane]`, in load order 0, 2, 1,
+    /// 3: r^8, r^6, r^7, r^5 for blocks 1..4 of a group and r^4, r^2, r^3, r^1 for blocks 5..8.
+    last: [[[u32; 4]; 5]; 2],
 }
 
 impl Avx2Key {
@@ -58,17 +60,22 @@ impl Avx2Key {
         if !crate::cpu::features().avx2 {
             return None;
         }
-        let r2 = mul_mod(r, r);
-        let r3 = mul_mod(&r2, r);
-        let r4 = mul_mod(&r3, r);
-        let mut last = [[0u32; 4]; 5];
-        for (i, l) in last.iter_mut().enumerate() {
-            *l = [r4[i], r2[i], r3[i], r[i]];
+        let mut p = [*r; 8];
+        for k in 1..8 {
+            p[k] = mul_mod(&p[k - 1], r);
         }
-        Some(Avx2Key { r4, last })
+        // p[k] = r^(k+1).
+        let mut last = [[[0u32; 4]; 5]; 2];
+        for i in 0..5 {
+            last[0][i] = [p[7][i], p[5][i], p[6][i], p[4][i]];
+            last[1][i] = [p[3][i], p[1][i], p[2][i], p[0][i]];
+        }
+        let r8 = p[7];
+        p.zeroize();
+        Some(Avx2Key { r8, last })
     }
 
-    /// Absorbs the whole 64-byte groups of `data` (full blocks, 2^128 bit set) into `h`, which is
+    /// Absorbs the whole 128-byte groups of `data` (full blocks, 2^128 bit set) into `h`, which is
     /// in 26-bit limbs; returns the number of bytes absorbed (a multiple of [`STEP_BYTES`]).
     pub(super) fn absorb(&self, h: &mut [u32; 5], data: &[u8]) -> usize {
         let groups = data.len() / STEP_BYTES;
@@ -102,7 +109,7 @@ fn lanes(x: &[u32; 4]) -> __m256i {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn load_group(group: &[u8]) -> [__m256i; 5] {
-    let group = &group[..STEP_BYTES];
+    let group = &group[..64];
     // SAFETY: `group` is exactly 64 readable bytes and `loadu` has no alignment requirement.
     let (b01, b23) = unsafe {
         (
@@ -154,21 +161,20 @@ fn mul_reduce(h: &[__m256i; 5], r: &[__m256i; 5], s: &[__m256i; 4]) -> [__m256i;
         add(mul(h0, r4), mul(h1, r3)),
         add(add(mul(h2, r2), mul(h3, r1)), mul(h4, r0)),
     );
+    // Carries in two interleaved chains (0->1->2->3->4 and 3->4->0->1), so the critical path is
+    // four steps instead of six; every limb ends below 2^26 plus a small excess.
     let m = splat(MASK26);
-    let d1 = add(d1, _mm256_srli_epi64::<26>(d0));
-    let d2 = add(d2, _mm256_srli_epi64::<26>(d1));
-    let d3 = add(d3, _mm256_srli_epi64::<26>(d2));
-    let d4 = add(d4, _mm256_srli_epi64::<26>(d3));
-    let c = _mm256_srli_epi64::<26>(d4);
-    // c * 5 = c + 4c; the fold keeps limb 0 below 2^32 for the next `vpmuludq`.
-    let f = add(_mm256_and_si256(d0, m), add(c, _mm256_slli_epi64::<2>(c)));
-    [
-        _mm256_and_si256(f, m),
-        add(_mm256_and_si256(d1, m), _mm256_srli_epi64::<26>(f)),
-        _mm256_and_si256(d2, m),
-        _mm256_and_si256(d3, m),
-        _mm256_and_si256(d4, m),
-    ]
+    let carry = |d: __m256i| _mm256_srli_epi64::<26>(d);
+    let low = |d: __m256i| _mm256_and_si256(d, m);
+    let (d1, d0) = (add(d1, carry(d0)), low(d0));
+    let (d4, d3) = (add(d4, carry(d3)), low(d3));
+    let (d2, d1) = (add(d2, carry(d1)), low(d1));
+    let c = carry(d4);
+    let (d0, d4) = (add(d0, add(c, _mm256_slli_epi64::<2>(c))), low(d4));
+    let (d3, d2) = (add(d3, carry(d2)), low(d2));
+    let (d1, d0) = (add(d1, carry(d0)), low(d0));
+    let (d4, d3) = (add(d4, carry(d3)), low(d3));
+    [d0, d1, d2, d3, d4]
 }
 
 #[inline]
@@ -185,22 +191,28 @@ fn times5(r: &[__m256i; 5]) -> [__m256i; 4] {
 
 #[target_feature(enable = "avx2")]
 fn absorb(key: &Avx2Key, h: &mut [u32; 5], data: &[u8]) {
-    let r4 = key.r4.map(|x| splat(x));
-    let s4 = times5(&r4);
+    let r8 = key.r8.map(|x| splat(x));
+    let s8 = times5(&r8);
     let mut groups = data.chunks_exact(STEP_BYTES);
     let Some(first) = groups.next() else {
         return;
     };
-    // Lane 0 (block 0 of the first group) starts from h; the others from zero.
+    // Lane 0 of the first accumulator (block 1 of the first group) starts from h; the rest from 0.
     let start: [__m256i; 5] = core::array::from_fn(|i| lanes(&[h[i], 0, 0, 0]));
-    let mut acc = add_limbs(&start, &load_group(first));
+    let mut a = add_limbs(&start, &load_group(first));
+    let mut b = load_group(&first[64..]);
     for group in groups {
-        acc = add_limbs(&mul_reduce(&acc, &r4, &s4), &load_group(group));
+        a = add_limbs(&mul_reduce(&a, &r8, &s8), &load_group(group));
+        b = add_limbs(&mul_reduce(&b, &r8, &s8), &load_group(&group[64..]));
     }
-    let last: [__m256i; 5] = core::array::from_fn(|i| lanes(&key.last[i]));
-    let acc = mul_reduce(&acc, &last, &times5(&last));
+    let last_a: [__m256i; 5] = core::array::from_fn(|i| lanes(&key.last[0][i]));
+    let last_b: [__m256i; 5] = core::array::from_fn(|i| lanes(&key.last[1][i]));
+    let acc = add_limbs(
+        &mul_reduce(&a, &last_a, &times5(&last_a)),
+        &mul_reduce(&b, &last_b, &times5(&last_b)),
+    );
 
-    // Sum the four lanes limb by limb (each below 2^27, so the sums fit easily), then carry.
+    // Sum the four lanes limb by limb (each below 2^28, so the sums fit easily), then carry.
     let mut sum = [0u64; 5];
     for (s, v) in sum.iter_mut().zip(acc) {
         let mut words = [0u64; 4];

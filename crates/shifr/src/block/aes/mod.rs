@@ -116,7 +116,7 @@ impl Aes {
     /// Multi-stream on AES-NI when every lane has x86 round keys of one size; `false` otherwise.
     #[cfg(target_arch = "x86_64")]
     fn x86_lanes<const DEC: bool>(ciphers: &[&Aes], blocks: &mut [u8]) -> bool {
-        const CHUNK: usize = 64;
+        const CHUNK: usize = 16;
         let Some(first) = ciphers.first().and_then(|c| c.aesni()) else {
             return false;
         };

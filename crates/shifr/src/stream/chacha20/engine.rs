@@ -121,9 +121,24 @@ impl Engine {
             Engine::Avx512 => {
                 const _: () = assert!(x86_avx512::BLOCKS == BATCH_BLOCKS);
                 // SAFETY: `Engine::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
-                unsafe { x86_avx512::keystream(state, counter, out) }
+                unsafe { x86_avx512::keystream::<false>(state, counter, out) }
             }
         }
+    }
+
+    /// XORs the key stream of blocks `counter .. counter + BATCH_BLOCKS` into `data`: in one pass
+    /// on AVX-512, through a zeroized key stream buffer otherwise.
+    pub(super) fn xor(self, state: &[u32; 16], counter: u32, data: &mut [u8; BATCH_BYTES]) {
+        #[cfg(target_arch = "x86_64")]
+        if self == Engine::Avx512 {
+            // SAFETY: `Engine::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
+            unsafe { x86_avx512::keystream::<true>(state, counter, data) };
+            return;
+        }
+        let mut ks = [0u8; BATCH_BYTES];
+        self.fill(state, counter, &mut ks);
+        crate::util::xor_in_place(data, &ks);
+        ks.zeroize();
     }
 }
 
@@ -155,6 +170,10 @@ mod tests {
                 let mut out = [0u8; BATCH_BYTES];
                 engine.fill(&state, counter, &mut out);
                 assert_eq!(out, expected, "{} at counter {counter}", engine.name());
+                let mut data = [0x5a_u8; BATCH_BYTES];
+                engine.xor(&state, counter, &mut data);
+                let xored: Vec<u8> = expected.iter().map(|k| k ^ 0x5a).collect();
+                assert_eq!(data[..], xored[..], "{} xor at {counter}", engine.name());
             }
         }
         assert!(Engine::available().contains(&Engine::select()));

@@ -158,6 +158,19 @@ impl ChaCha20 {
         let mut rest = data;
         while !rest.is_empty() {
             if self.pos == self.end {
+                // Whole batches go straight into the data, without the key stream buffer.
+                if rest.len() >= BATCH_BYTES
+                    && COUNTER_SPACE - self.next_block >= BATCH_BLOCKS as u64
+                {
+                    let (now, later) = rest.split_at_mut(BATCH_BYTES);
+                    if let Ok(batch) = <&mut [u8; BATCH_BYTES]>::try_from(now) {
+                        // `next_block < 2^32` here, so the cast is exact.
+                        self.engine.xor(&self.state, self.next_block as u32, batch);
+                    }
+                    self.next_block += BATCH_BLOCKS as u64;
+                    rest = later;
+                    continue;
+                }
                 self.refill();
             }
             let n = rest.len().min(self.end - self.pos);

@@ -6,18 +6,23 @@
 //! Additions, XORs and rotations only: constant-time.
 
 use core::arch::x86_64::{
-    __m512i, _mm512_add_epi32, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set_epi32,
-    _mm512_shuffle_i32x4, _mm512_storeu_si512, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64,
-    _mm512_unpacklo_epi32, _mm512_unpacklo_epi64, _mm512_xor_si512,
+    __m512i, _mm512_add_epi32, _mm512_loadu_si512, _mm512_rol_epi32, _mm512_set1_epi32,
+    _mm512_set_epi32, _mm512_shuffle_i32x4, _mm512_storeu_si512, _mm512_unpackhi_epi32,
+    _mm512_unpackhi_epi64, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64, _mm512_xor_si512,
 };
 
 /// Blocks per call.
 pub(super) const BLOCKS: usize = 16;
 
-/// Writes the key stream of blocks `counter .. counter + 16` (mod 2^32) into `out`.
+/// Writes the key stream of blocks `counter .. counter + 16` (mod 2^32) into `out`, or XORs it
+/// into `out` when `XOR` (one pass over the data, no key stream buffer).
 /// Callers must have checked that the CPU supports AVX-512 F.
 #[target_feature(enable = "avx512f")]
-pub(super) fn keystream(state: &[u32; 16], counter: u32, out: &mut [u8; 64 * BLOCKS]) {
+pub(super) fn keystream<const XOR: bool>(
+    state: &[u32; 16],
+    counter: u32,
+    out: &mut [u8; 64 * BLOCKS],
+) {
     let mut input = [_mm512_set1_epi32(0); 16];
     for (v, w) in input.iter_mut().zip(state) {
         *v = _mm512_set1_epi32(*w as i32);
@@ -75,7 +80,7 @@ pub(super) fn keystream(state: &[u32; 16], counter: u32, out: &mut [u8; 64 * BLO
             _mm512_shuffle_i32x4::<0xdd>(hi01, hi23), // q = 3
         ];
         for (q, v) in blocks.into_iter().enumerate() {
-            store(out, (4 * q + r) * 64, v);
+            store::<XOR>(out, (4 * q + r) * 64, v);
         }
     }
 }
@@ -93,12 +98,22 @@ fn quarter(x: &mut [__m512i; 16], a: usize, b: usize, c: usize, d: usize) {
     x[b] = _mm512_rol_epi32::<7>(_mm512_xor_si512(x[b], x[c]));
 }
 
-/// Stores `v` into the 64 bytes `out[at..at + 64]` (nothing if they are out of bounds).
+/// Stores `v` into (or, if `XOR`, XORs it into) the 64 bytes `out[at..at + 64]` (nothing if they
+/// are out of bounds).
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn store(out: &mut [u8], at: usize, v: __m512i) {
+fn store<const XOR: bool>(out: &mut [u8], at: usize, v: __m512i) {
     if let Some(dst) = out.get_mut(at..at + 64) {
-        // SAFETY: `dst` is exactly 64 writable bytes and `storeu` has no alignment requirement.
-        unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), v) }
+        let p = dst.as_mut_ptr();
+        // SAFETY: `dst` is exactly 64 readable and writable bytes; `loadu`/`storeu` have no
+        // alignment requirement.
+        unsafe {
+            let v = if XOR {
+                _mm512_xor_si512(_mm512_loadu_si512(p.cast()), v)
+            } else {
+                v
+            };
+            _mm512_storeu_si512(p.cast(), v)
+        }
     }
 }
