@@ -1,4 +1,5 @@
-//! Every ChaCha20 engine (portable, SSE2, AVX2, AVX-512) and Poly1305 backend (portable, AVX2)
+//! Every ChaCha20 engine (portable, SSE2, AVX2, AVX-512) and Poly1305 backend (portable, AVX2,
+//! AVX-512)
 //! against RustCrypto: odd lengths, misaligned buffers, random keys and nonces, and the AEAD.
 //!
 //! The ChaCha20 engine is fixed per process by `SHIFR_BACKEND`, so `every_engine_in_a_child`
@@ -122,15 +123,22 @@ fn every_engine_in_a_child() {
 }
 
 /// Poly1305 on every backend against RustCrypto, including all-ones keys and messages (the most
-/// carries), lengths around the 64-byte AVX2 step and random splits.
+/// carries), lengths around the 128- and 256-byte vector steps and random splits.
 #[test]
 fn poly1305_backends_match_rustcrypto() {
     let mut rng = rng();
     let mut backends = vec![Backend::Portable];
-    if Backend::Avx2.is_supported() {
-        backends.push(Backend::Avx2);
+    for b in [Backend::Avx2, Backend::Avx512] {
+        if b.is_supported() {
+            backends.push(b);
+        } else {
+            println!("{} not available on this CPU: skipped", b.name());
+        }
     }
-    for &len in LENGTHS.iter().chain(&[48, 80, 127, 128, 129, 192, 320]) {
+    for &len in LENGTHS
+        .iter()
+        .chain(&[48, 80, 127, 128, 129, 192, 320, 511, 512, 513, 768])
+    {
         for round in 0..4 {
             let key = if round == 0 {
                 vec![0xff; 32]

@@ -5,9 +5,10 @@
 //! between `h` and `h - p` with a mask, so no branch or memory access depends on the key, the
 //! message contents or the tag. (Branches depend only on message lengths, which are public.)
 //!
-//! Backends (chosen by [`crate::cpu::select`]): portable (above) and, on x86-64 with AVX2,
-//! `poly1305_x86`, which absorbs four blocks per step with the key powers r^1..r^4 (also
-//! constant-time). `SHIFR_BACKEND=portable` forces the portable code.
+//! Backends (chosen by [`crate::cpu::select`]): portable (above) and, on x86-64, `poly1305_x86`
+//! with AVX2 (eight blocks per step in two 4-lane accumulators, key powers r^1..r^8) or AVX-512
+//! (sixteen blocks per step in two 8-lane accumulators, r^1..r^16), also constant-time.
+//! `SHIFR_BACKEND=portable|avx2|avx512` forces one.
 //!
 //! [`Poly1305::update`] may be called with any split of the message; the result equals one call
 //! over the whole message. The key (`r`, `s`), the accumulator and buffered input are zeroized on
@@ -35,12 +36,12 @@ pub struct Poly1305 {
     pending_len: usize,
     /// Key powers for the AVX2 backend, when it is in use.
     #[cfg(target_arch = "x86_64")]
-    simd: Option<super::poly1305_x86::Avx2Key>,
+    simd: Option<super::poly1305_x86::LaneKey>,
 }
 
 /// The backends Poly1305 offers on this target.
 #[cfg(target_arch = "x86_64")]
-const OFFERED: &[Backend] = &[Backend::Avx2];
+const OFFERED: &[Backend] = &[Backend::Avx2, Backend::Avx512];
 #[cfg(not(target_arch = "x86_64"))]
 const OFFERED: &[Backend] = &[];
 
@@ -58,7 +59,8 @@ impl Poly1305 {
         Ok(Poly1305::from_key(key))
     }
 
-    /// Creates the authenticator on the given backend ([`Backend::Avx2`] or portable);
+    /// Creates the authenticator on the given backend ([`Backend::Avx2`], [`Backend::Avx512`] or
+    /// portable);
     /// [`Error::BackendUnavailable`] if this CPU lacks it.
     pub fn with_backend(key: &[u8], backend: Backend) -> Result<Poly1305> {
         let backend = cpu::require(backend, OFFERED)?;
@@ -72,8 +74,11 @@ impl Poly1305 {
     /// The backend this instance runs on.
     pub fn backend(&self) -> Backend {
         #[cfg(target_arch = "x86_64")]
-        if self.simd.is_some() {
-            return Backend::Avx2;
+        if let Some(simd) = &self.simd {
+            return match simd.width() {
+                super::poly1305_x86::Width::Avx2 => Backend::Avx2,
+                super::poly1305_x86::Width::Avx512 => Backend::Avx512,
+            };
         }
         Backend::Portable
     }
@@ -109,7 +114,12 @@ impl Poly1305 {
             pending_len: 0,
             #[cfg(target_arch = "x86_64")]
             simd: match backend {
-                Backend::Avx2 => super::poly1305_x86::Avx2Key::new(&r),
+                Backend::Avx2 => {
+                    super::poly1305_x86::LaneKey::new(&r, super::poly1305_x86::Width::Avx2)
+                }
+                Backend::Avx512 => {
+                    super::poly1305_x86::LaneKey::new(&r, super::poly1305_x86::Width::Avx512)
+                }
                 _ => None,
             },
         }
