@@ -200,8 +200,8 @@ impl AlgInfo {
     }
 
     /// The implementation that would run this algorithm on this machine (honouring `SHIFR_BACKEND`):
-    /// `"aesni"` or `"portable"` for AES-based names, `"avx2"`, `"sse2"` or `"portable"` for the
-    /// ChaCha20 family, `"portable"` otherwise. Asked of the primitive itself, keyed with zeros.
+    /// `"avx512"`, `"vaes"`, `"aesni"` or `"portable"` for AES-based names, `"avx512"`, `"avx2"`,
+    /// `"sse2"` or `"portable"` for the ChaCha20 family, `"portable"` otherwise. Asked of the primitive itself, keyed with zeros.
     pub fn implementation(&self) -> &'static str {
         exec::implementation(self)
     }

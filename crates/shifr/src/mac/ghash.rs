@@ -11,6 +11,9 @@
 //!   reduction. No table lookups and no branches on H or data.
 //! - **PCLMULQDQ** (`ghash_x86`, used for [`Backend::AesNi`]): carry-less multiply instructions,
 //!   eight blocks per reduction with the precomputed powers H^1..H^8.
+//! - **VPCLMULQDQ** (`ghash_x86::WideKey`, used for [`Backend::Avx512`]): the same on 512-bit
+//!   registers, sixteen blocks per reduction with H^1..H^16. ([`Backend::Vaes`], the 256-bit AES
+//!   backend, uses the PCLMULQDQ path.)
 //!
 //! H and the running state are zeroized on drop.
 
@@ -25,7 +28,7 @@ use crate::Result;
 
 /// The backends GHASH offers on this target.
 #[cfg(target_arch = "x86_64")]
-const OFFERED: &[Backend] = &[Backend::AesNi];
+const OFFERED: &[Backend] = &[Backend::AesNi, Backend::Vaes, Backend::Avx512];
 #[cfg(not(target_arch = "x86_64"))]
 const OFFERED: &[Backend] = &[];
 
@@ -35,7 +38,9 @@ enum HashKey {
     /// H in ordinary polynomial order (bit i = coefficient of x^i).
     Portable(u128),
     #[cfg(target_arch = "x86_64")]
-    Clmul(Box<ghash_x86::ClmulKey>),
+    Clmul(Box<ghash_x86::ClmulKey>, Backend),
+    #[cfg(target_arch = "x86_64")]
+    Wide(Box<ghash_x86::WideKey>),
 }
 
 /// Incremental GHASH under a hash subkey H.
@@ -55,8 +60,10 @@ pub struct GHash {
 impl GHash {
     /// GHASH under `h` with the best backend for this CPU (or the one forced by `SHIFR_BACKEND`).
     pub fn new(h: &[u8; 16]) -> GHash {
-        let backend = cpu::select(OFFERED);
-        GHash::with_backend(h, backend).unwrap_or_else(|_| GHash::portable(h))
+        // AVX-512 without VPCLMULQDQ falls back to PCLMULQDQ, then to portable.
+        GHash::with_backend(h, cpu::select(OFFERED))
+            .or_else(|_| GHash::with_backend(h, Backend::AesNi))
+            .unwrap_or_else(|_| GHash::portable(h))
     }
 
     /// GHASH under `h` on the given backend ([`Backend::AesNi`] = PCLMULQDQ);
@@ -64,10 +71,16 @@ impl GHash {
     pub fn with_backend(h: &[u8; 16], backend: Backend) -> Result<GHash> {
         match cpu::require(backend, OFFERED)? {
             #[cfg(target_arch = "x86_64")]
-            Backend::AesNi => {
+            b @ (Backend::AesNi | Backend::Vaes) => {
                 let key = ghash_x86::ClmulKey::new(h)
                     .ok_or(crate::Error::BackendUnavailable(backend.name()))?;
-                Ok(GHash::with_key(HashKey::Clmul(Box::new(key))))
+                Ok(GHash::with_key(HashKey::Clmul(Box::new(key), b)))
+            }
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => {
+                let key = ghash_x86::WideKey::new(h)
+                    .ok_or(crate::Error::BackendUnavailable(backend.name()))?;
+                Ok(GHash::with_key(HashKey::Wide(Box::new(key))))
             }
             _ => Ok(GHash::portable(h)),
         }
@@ -91,7 +104,9 @@ impl GHash {
         match self.key {
             HashKey::Portable(_) => Backend::Portable,
             #[cfg(target_arch = "x86_64")]
-            HashKey::Clmul(_) => Backend::AesNi,
+            HashKey::Clmul(_, b) => b,
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Wide(_) => Backend::Avx512,
         }
     }
 
@@ -146,7 +161,9 @@ impl GHash {
         match &self.key {
             HashKey::Portable(h) => absorb_portable(*h, &mut self.state, blocks),
             #[cfg(target_arch = "x86_64")]
-            HashKey::Clmul(key) => key.absorb(&mut self.state, blocks),
+            HashKey::Clmul(key, _) => key.absorb(&mut self.state, blocks),
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Wide(key) => key.absorb(&mut self.state, blocks),
         }
     }
 }
@@ -247,10 +264,15 @@ mod tests {
 
     fn backends() -> Vec<Backend> {
         let mut v = vec![Backend::Portable];
-        if Backend::AesNi.is_supported() {
-            v.push(Backend::AesNi);
-        } else {
-            println!("PCLMULQDQ/AES-NI not available on this CPU: skipping that backend");
+        for b in OFFERED {
+            if GHash::with_backend(&[1; 16], *b).is_ok() {
+                v.push(*b);
+            } else {
+                println!(
+                    "{} not available on this CPU: skipping that backend",
+                    b.name()
+                );
+            }
         }
         v
     }

@@ -6,10 +6,19 @@
 //! the coefficients of x^128..x^255, which fold back with x^128 = x^7 + x^2 + x + 1 (in reflected
 //! order, multiplying by x^s is a right shift by s). Eight blocks are multiplied by H^8..H^1 and
 //! summed before one reduction. PCLMULQDQ runs in data-independent time.
+//!
+//! [`WideKey`] (VPCLMULQDQ on 512-bit registers, AVX-512): four blocks per register, sixteen blocks
+//! (four registers against H^16..H^1) summed before one reduction; groups of fewer than sixteen
+//! blocks go through [`ClmulKey`].
 
 use core::arch::x86_64::{
     __m128i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_set_epi64x,
     _mm_set_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_unpackhi_epi64, _mm_xor_si128,
+};
+use core::arch::x86_64::{
+    __m512i, _mm512_clmulepi64_epi128, _mm512_extracti32x4_epi32, _mm512_loadu_si512,
+    _mm512_set_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_xor_si512,
+    _mm512_zextsi128_si512,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -154,6 +163,125 @@ fn absorb(powers: &[u128; AGGREGATE], state: &mut [u8; 16], blocks: &[u8]) {
     for chunk in groups.remainder().chunks_exact(16) {
         let mut w = Wide::zero();
         w.add_product(_mm_xor_si128(load_be(chunk), y), h[0]);
+        y = to_vec(w.reduce());
+    }
+    *state = to_u128(y).to_be_bytes();
+}
+
+/// Blocks per reduction in the 512-bit path.
+const WIDE_AGGREGATE: usize = 16;
+
+/// H^16..H^1 laid out as four 512-bit registers, block `k` of a 16-block group against
+/// H^(16 - k), plus the 128-bit key for short tails. Holding one proves that the CPU has
+/// VPCLMULQDQ and AVX-512 F/BW: [`WideKey::new`] is the only constructor and checks them.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(super) struct WideKey {
+    /// `powers[k] = H^(16 - k)`, in memory order = lane order of the registers.
+    powers: [u128; WIDE_AGGREGATE],
+    narrow: ClmulKey,
+}
+
+impl WideKey {
+    /// Precomputes H^1..H^16, or returns `None` when this CPU lacks VPCLMULQDQ or AVX-512 F/BW.
+    pub(super) fn new(h: &[u8; 16]) -> Option<WideKey> {
+        let cpu = crate::cpu::features();
+        if !(cpu.vpclmulqdq && cpu.avx512f && cpu.avx512bw) {
+            return None;
+        }
+        let narrow = ClmulKey::new(h)?;
+        let h = u128::from_be_bytes(*h);
+        let mut ascending = [0u128; WIDE_AGGREGATE];
+        ascending[0] = h;
+        for k in 1..WIDE_AGGREGATE {
+            // SAFETY: PCLMULQDQ support was checked by `ClmulKey::new`.
+            ascending[k] = unsafe { mul(ascending[k - 1], h) };
+        }
+        let mut powers = [0u128; WIDE_AGGREGATE];
+        for (k, p) in powers.iter_mut().enumerate() {
+            *p = ascending[WIDE_AGGREGATE - 1 - k];
+        }
+        ascending.zeroize();
+        Some(WideKey { powers, narrow })
+    }
+
+    /// `state = GHASH` continued over the whole 16-byte blocks of `blocks` (state in wire order).
+    pub(super) fn absorb(&self, state: &mut [u8; 16], blocks: &[u8]) {
+        let whole = blocks.len() / (16 * WIDE_AGGREGATE) * (16 * WIDE_AGGREGATE);
+        if whole > 0 {
+            // SAFETY: a `WideKey` exists only if the CPU has VPCLMULQDQ and AVX-512 F/BW.
+            unsafe { absorb_wide(&self.powers, state, &blocks[..whole]) }
+        }
+        self.narrow.absorb(state, &blocks[whole..]);
+    }
+}
+
+/// Loads 64 bytes and reverses the bytes of each 16-byte block (GCM's big-endian order).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn load_be4(b: &[u8]) -> __m512i {
+    let b = &b[..64];
+    // SAFETY: `b` is exactly 64 readable bytes and `loadu` has no alignment requirement.
+    let v = unsafe { _mm512_loadu_si512(b.as_ptr().cast()) };
+    let r = 0x0001_0203_0405_0607_i64;
+    let reverse = _mm512_set_epi64(
+        r,
+        0x0809_0a0b_0c0d_0e0f,
+        r,
+        0x0809_0a0b_0c0d_0e0f,
+        r,
+        0x0809_0a0b_0c0d_0e0f,
+        r,
+        0x0809_0a0b_0c0d_0e0f,
+    );
+    _mm512_shuffle_epi8(v, reverse)
+}
+
+/// XOR of the four 128-bit lanes.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn fold_lanes(v: __m512i) -> __m128i {
+    _mm_xor_si128(
+        _mm_xor_si128(
+            _mm512_extracti32x4_epi32::<0>(v),
+            _mm512_extracti32x4_epi32::<1>(v),
+        ),
+        _mm_xor_si128(
+            _mm512_extracti32x4_epi32::<2>(v),
+            _mm512_extracti32x4_epi32::<3>(v),
+        ),
+    )
+}
+
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,pclmulqdq,ssse3")]
+fn absorb_wide(powers: &[u128; WIDE_AGGREGATE], state: &mut [u8; 16], blocks: &[u8]) {
+    let h: [__m512i; 4] = core::array::from_fn(|j| {
+        let p = &powers[4 * j..4 * j + 4];
+        // SAFETY: `p` is four u128 = 64 readable bytes; their little-endian memory layout is the
+        // lane layout `to_vec` uses; `loadu` has no alignment requirement.
+        unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
+    });
+    let mut y = load_be(state);
+    for group in blocks.chunks_exact(16 * WIDE_AGGREGATE) {
+        let (mut lo, mut mid, mut hi) = (
+            _mm512_setzero_si512(),
+            _mm512_setzero_si512(),
+            _mm512_setzero_si512(),
+        );
+        for (j, hj) in h.iter().enumerate() {
+            let mut x = load_be4(&group[64 * j..]);
+            if j == 0 {
+                x = _mm512_xor_si512(x, _mm512_zextsi128_si512(y));
+            }
+            lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(x, *hj));
+            hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128::<0x11>(x, *hj));
+            mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128::<0x01>(x, *hj));
+            mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128::<0x10>(x, *hj));
+        }
+        let w = Wide {
+            lo: fold_lanes(lo),
+            mid: fold_lanes(mid),
+            hi: fold_lanes(hi),
+        };
         y = to_vec(w.reduce());
     }
     *state = to_u128(y).to_be_bytes();

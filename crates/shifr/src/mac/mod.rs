@@ -5,3 +5,5 @@ pub mod ghash;
 pub mod omac;
 pub mod omac_acpkm;
 pub mod poly1305;
+#[cfg(target_arch = "x86_64")]
+mod poly1305_x86;

@@ -7,14 +7,23 @@
 //!   way. No secret-indexed table and no secret-dependent branch anywhere, key schedule included.
 //! - **AES-NI** (`x86_aesni`, x86-64 only): the AES round instructions, eight blocks interleaved;
 //!   also constant-time.
+//! - **VAES** (`x86_vaes`): the same rounds on 256-bit registers ([`Backend::Vaes`], two blocks per
+//!   register) or 512-bit registers ([`Backend::Avx512`], four blocks; offered when the CPU has
+//!   VAES and AVX-512), eight registers in flight; constant-time.
 //!
-//! `SHIFR_BACKEND=portable` forces the portable backend for [`Aes::new`]. Round keys are zeroized
-//! on drop.
+//! Multi-stream calls ([`BlockCipher::encrypt_lanes`] / `decrypt_lanes`, used by multi-stream CBC,
+//! CFB and OMAC) run eight independently keyed blocks interleaved on AES-NI, each lane's round keys
+//! read from memory, whenever every lane uses an x86 backend with the same key size.
+//!
+//! `SHIFR_BACKEND=portable|aesni|vaes|avx512` forces a backend for [`Aes::new`]. Round keys are
+//! zeroized on drop.
 
 mod key_schedule;
 mod soft;
 #[cfg(target_arch = "x86_64")]
 mod x86_aesni;
+#[cfg(target_arch = "x86_64")]
+mod x86_vaes;
 
 use core::fmt;
 
@@ -24,11 +33,22 @@ use crate::{Error, Result};
 
 use soft::SoftAes;
 
-/// The backends AES offers on this target.
+/// The backends AES offers on this CPU: 512-bit VAES only where the CPU has VAES as well as
+/// AVX-512 (`Backend::Avx512` alone does not imply VAES).
 #[cfg(target_arch = "x86_64")]
-const OFFERED: &[Backend] = &[Backend::AesNi];
+fn offered() -> &'static [Backend] {
+    const ALL: &[Backend] = &[Backend::AesNi, Backend::Vaes, Backend::Avx512];
+    let f = cpu::features();
+    if f.vaes && f.vpclmulqdq {
+        ALL
+    } else {
+        &ALL[..2]
+    }
+}
 #[cfg(not(target_arch = "x86_64"))]
-const OFFERED: &[Backend] = &[];
+fn offered() -> &'static [Backend] {
+    &[]
+}
 
 /// An AES key schedule for one of the backends.
 #[derive(Clone)]
@@ -36,6 +56,8 @@ enum Engine {
     Portable(Box<SoftAes>),
     #[cfg(target_arch = "x86_64")]
     AesNi(Box<x86_aesni::AesNi>),
+    #[cfg(target_arch = "x86_64")]
+    Vaes(Box<x86_vaes::Vaes>),
 }
 
 /// AES with a 128-, 192- or 256-bit key. Blocks are 16 bytes in wire order.
@@ -48,21 +70,72 @@ pub struct Aes {
 impl Aes {
     /// Creates AES with the best backend for this CPU (or the one forced by `SHIFR_BACKEND`).
     pub fn new(key: &[u8]) -> Result<Aes> {
-        Aes::build(key, cpu::select(OFFERED))
+        Aes::build(key, cpu::select(offered()))
     }
 
     /// Creates AES with the given backend; [`Error::BackendUnavailable`] if this CPU lacks it.
     pub fn with_backend(key: &[u8], backend: Backend) -> Result<Aes> {
-        Aes::build(key, cpu::require(backend, OFFERED)?)
+        Aes::build(key, cpu::require(backend, offered())?)
     }
 
     /// The backend this instance runs on.
     pub fn backend(&self) -> Backend {
-        match self.engine {
+        match &self.engine {
             Engine::Portable(_) => Backend::Portable,
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(_) => Backend::AesNi,
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(v) => match v.width() {
+                x86_vaes::Width::Y256 => Backend::Vaes,
+                x86_vaes::Width::Z512 => Backend::Avx512,
+            },
         }
+    }
+
+    /// The AES-NI round keys, for the x86 backends.
+    #[cfg(target_arch = "x86_64")]
+    fn aesni(&self) -> Option<&x86_aesni::AesNi> {
+        match &self.engine {
+            Engine::AesNi(a) => Some(a),
+            Engine::Vaes(v) => Some(v.aesni()),
+            Engine::Portable(_) => None,
+        }
+    }
+
+    /// XORs the GCM counter-mode key stream (inc32 counters from `first`) into `data` in one pass
+    /// when the backend has such a path (512-bit VAES); `false`, touching nothing, otherwise.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    pub(crate) fn ctr32_xor(&self, first: &[u8; 16], data: &mut [u8]) -> bool {
+        match &self.engine {
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(v) => v.ctr32_xor(first, data),
+            _ => false,
+        }
+    }
+
+    /// Multi-stream on AES-NI when every lane has x86 round keys of one size; `false` otherwise.
+    #[cfg(target_arch = "x86_64")]
+    fn x86_lanes<const DEC: bool>(ciphers: &[&Aes], blocks: &mut [u8]) -> bool {
+        const CHUNK: usize = 16;
+        let Some(first) = ciphers.first().and_then(|c| c.aesni()) else {
+            return false;
+        };
+        let rounds = Some(first.rounds());
+        if ciphers
+            .iter()
+            .any(|c| c.aesni().map(|a| a.rounds()) != rounds)
+        {
+            return false;
+        }
+        for (lanes, data) in ciphers.chunks(CHUNK).zip(blocks.chunks_mut(16 * CHUNK)) {
+            let mut keys = [first; CHUNK];
+            for (k, c) in keys.iter_mut().zip(lanes) {
+                *k = c.aesni().unwrap_or(first);
+            }
+            // Same round count everywhere (checked above), so this never declines.
+            x86_aesni::crypt_lanes::<DEC>(&keys[..lanes.len()], data);
+        }
+        true
     }
 
     /// Key length in bytes (16, 24 or 32).
@@ -82,6 +155,18 @@ impl Aes {
             Backend::AesNi => Engine::AesNi(Box::new(
                 x86_aesni::AesNi::new(key).ok_or(Error::BackendUnavailable(backend.name()))?,
             )),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Vaes | Backend::Avx512 => {
+                let width = if backend == Backend::Vaes {
+                    x86_vaes::Width::Y256
+                } else {
+                    x86_vaes::Width::Z512
+                };
+                Engine::Vaes(Box::new(
+                    x86_vaes::Vaes::new(key, width)
+                        .ok_or(Error::BackendUnavailable(backend.name()))?,
+                ))
+            }
             _ => Engine::Portable(Box::new(SoftAes::new(key))),
         };
         Ok(Aes {
@@ -101,6 +186,8 @@ impl BlockCipher for Aes {
             Engine::Portable(e) => e.encrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(e) => e.encrypt_blocks(data),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(e) => e.encrypt_blocks(data),
         }
     }
 
@@ -109,6 +196,28 @@ impl BlockCipher for Aes {
             Engine::Portable(e) => e.decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(e) => e.decrypt_blocks(data),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(e) => e.decrypt_blocks(data),
+        }
+    }
+
+    fn encrypt_lanes(ciphers: &[&Aes], blocks: &mut [u8]) {
+        #[cfg(target_arch = "x86_64")]
+        if Aes::x86_lanes::<false>(ciphers, blocks) {
+            return;
+        }
+        for (c, block) in ciphers.iter().zip(blocks.chunks_exact_mut(16)) {
+            c.encrypt_blocks(block);
+        }
+    }
+
+    fn decrypt_lanes(ciphers: &[&Aes], blocks: &mut [u8]) {
+        #[cfg(target_arch = "x86_64")]
+        if Aes::x86_lanes::<true>(ciphers, blocks) {
+            return;
+        }
+        for (c, block) in ciphers.iter().zip(blocks.chunks_exact_mut(16)) {
+            c.decrypt_blocks(block);
         }
     }
 }
@@ -181,10 +290,12 @@ mod tests {
     /// The backends to test here: always portable, AES-NI when the CPU has it.
     fn backends() -> Vec<Backend> {
         let mut v = vec![Backend::Portable];
-        if Backend::AesNi.is_supported() {
-            v.push(Backend::AesNi);
-        } else {
-            println!("AES-NI not available on this CPU: skipping the AES-NI backend");
+        for b in offered() {
+            if b.is_supported() {
+                v.push(*b);
+            } else {
+                println!("{} not available on this CPU: skipping it", b.name());
+            }
         }
         v
     }

@@ -50,6 +50,85 @@ impl AesNi {
         // SAFETY: an `AesNi` exists only if the CPU supports AES-NI (see `new`).
         unsafe { decrypt_all(&self.dec, self.rounds, data) }
     }
+
+    pub(super) fn enc_keys(&self) -> &[[u8; 16]; MAX_ROUND_KEYS] {
+        &self.enc
+    }
+
+    pub(super) fn dec_keys(&self) -> &[[u8; 16]; MAX_ROUND_KEYS] {
+        &self.dec
+    }
+
+    pub(super) fn rounds(&self) -> usize {
+        self.rounds
+    }
+}
+
+/// Multi-stream: block `i` of `blocks` goes through `lanes[i]` (decrypted if `DEC`), eight
+/// independent blocks interleaved with each lane's round keys read from memory. Every lane must
+/// have the same number of rounds: returns `false`, touching nothing, if they do not. Extra blocks
+/// are left untouched.
+pub(super) fn crypt_lanes<const DEC: bool>(lanes: &[&AesNi], blocks: &mut [u8]) -> bool {
+    let Some(first) = lanes.first() else {
+        return true;
+    };
+    let rounds = first.rounds;
+    if lanes.iter().any(|l| l.rounds != rounds) {
+        return false;
+    }
+    let mut groups = lanes
+        .chunks_exact(LANES)
+        .zip(blocks.chunks_exact_mut(16 * LANES));
+    for (keys, chunk) in &mut groups {
+        let keys: [&AesNi; LANES] = core::array::from_fn(|i| keys[i]);
+        // SAFETY: an `AesNi` exists only if the CPU supports AES-NI (see `new`).
+        unsafe { lanes_group::<DEC, LANES>(keys, rounds, chunk) };
+    }
+    let done = lanes.len() / LANES * LANES;
+    for (key, block) in lanes[done..]
+        .iter()
+        .zip(blocks[16 * done..].chunks_exact_mut(16))
+    {
+        // SAFETY: as above.
+        unsafe { lanes_group::<DEC, 1>([*key], rounds, block) };
+    }
+    true
+}
+
+/// `N` blocks, block `i` with the round keys of `keys[i]`, rounds interleaved.
+#[inline]
+#[target_feature(enable = "aes")]
+fn lanes_group<const DEC: bool, const N: usize>(
+    keys: [&AesNi; N],
+    rounds: usize,
+    chunk: &mut [u8],
+) {
+    let rk = |i: usize, r: usize| {
+        if DEC {
+            load(&keys[i].dec[r])
+        } else {
+            load(&keys[i].enc[r])
+        }
+    };
+    let mut s: [__m128i; N] =
+        core::array::from_fn(|i| _mm_xor_si128(load(&chunk[16 * i..]), rk(i, 0)));
+    for r in 1..rounds {
+        for (i, v) in s.iter_mut().enumerate() {
+            *v = if DEC {
+                _mm_aesdec_si128(*v, rk(i, r))
+            } else {
+                _mm_aesenc_si128(*v, rk(i, r))
+            };
+        }
+    }
+    for (i, v) in s.iter().enumerate() {
+        let out = if DEC {
+            _mm_aesdeclast_si128(*v, rk(i, rounds))
+        } else {
+            _mm_aesenclast_si128(*v, rk(i, rounds))
+        };
+        store(&mut chunk[16 * i..], out);
+    }
 }
 
 /// Loads the first 16 bytes of `b` (panics, never reads out of bounds, if `b` is shorter).

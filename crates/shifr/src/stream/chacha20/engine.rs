@@ -1,16 +1,16 @@
-//! Chooses and runs the ChaCha20 key stream implementation: AVX2 (8 blocks per call) when the CPU
-//! has it, otherwise SSE2 (x86-64 baseline, 4 blocks), otherwise portable Rust. `SHIFR_BACKEND=
-//! portable` forces the portable code. Every engine fills the same [`BATCH_BYTES`]-byte batch, so
+//! Chooses and runs the ChaCha20 key stream implementation: AVX-512 (16 blocks per call) or AVX2
+//! (8 blocks) when the CPU has them, otherwise SSE2 (x86-64 baseline, 4 blocks), otherwise portable
+//! Rust. `SHIFR_BACKEND=portable|sse2|avx2|avx512` forces one. Every engine fills the same [`BATCH_BYTES`]-byte batch, so
 //! the stream logic above it does not depend on the choice.
 
 use super::soft;
 #[cfg(target_arch = "x86_64")]
-use super::{x86_avx2, x86_sse2};
+use super::{x86_avx2, x86_avx512, x86_sse2};
 use crate::cpu::{self, Backend};
 use zeroize::Zeroize;
 
 /// Blocks per batch (a multiple of every engine's blocks per call).
-pub(super) const BATCH_BLOCKS: usize = 8;
+pub(super) const BATCH_BLOCKS: usize = 16;
 
 /// Key stream bytes per batch.
 pub(super) const BATCH_BYTES: usize = 64 * BATCH_BLOCKS;
@@ -26,6 +26,9 @@ pub(super) enum Engine {
     /// AVX2 intrinsics (`x86_avx2.rs`); only constructed after AVX2 was detected.
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// AVX-512 F intrinsics (`x86_avx512.rs`); only constructed after AVX-512 was detected.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
 }
 
 // Engines hold no secrets; this lets the cipher derive `Zeroize` for all its fields.
@@ -35,14 +38,20 @@ impl Zeroize for Engine {
 
 impl Engine {
     /// The engine [`cpu::select`] picks: the fastest this CPU supports, unless `SHIFR_BACKEND`
-    /// forces another (`portable`, `sse2`, `avx2`).
+    /// forces another (`portable`, `sse2`, `avx2`, `avx512`).
     pub(super) fn select() -> Engine {
-        Engine::for_backend(cpu::select(&[Backend::Sse2, Backend::Avx2]))
+        Engine::for_backend(cpu::select(&[
+            Backend::Sse2,
+            Backend::Avx2,
+            Backend::Avx512,
+        ]))
     }
 
     /// The engine for a backend `cpu` has already checked; unknown ones fall back to portable.
     fn for_backend(b: Backend) -> Engine {
         match b {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => Engine::Avx512,
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2 => Engine::Avx2,
             #[cfg(target_arch = "x86_64")]
@@ -61,6 +70,9 @@ impl Engine {
             if cpu::features().avx2 {
                 all.push(Engine::Avx2);
             }
+            if Backend::Avx512.is_supported() {
+                all.push(Engine::Avx512);
+            }
         }
         all
     }
@@ -73,6 +85,8 @@ impl Engine {
             Engine::Sse2 => "sse2",
             #[cfg(target_arch = "x86_64")]
             Engine::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Engine::Avx512 => "avx512",
         }
     }
 
@@ -95,11 +109,36 @@ impl Engine {
             }
             #[cfg(target_arch = "x86_64")]
             Engine::Avx2 => {
-                const _: () = assert!(x86_avx2::BLOCKS == BATCH_BLOCKS);
-                // SAFETY: `Engine::Avx2` is only chosen after `cpu::features()` reported AVX2.
-                unsafe { x86_avx2::keystream(state, counter, out) }
+                for (i, part) in out.chunks_exact_mut(64 * x86_avx2::BLOCKS).enumerate() {
+                    let first = counter.wrapping_add((i * x86_avx2::BLOCKS) as u32);
+                    if let Ok(part) = part.try_into() {
+                        // SAFETY: `Engine::Avx2` is only chosen after `cpu::features()` reported AVX2.
+                        unsafe { x86_avx2::keystream(state, first, part) }
+                    }
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Engine::Avx512 => {
+                const _: () = assert!(x86_avx512::BLOCKS == BATCH_BLOCKS);
+                // SAFETY: `Engine::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
+                unsafe { x86_avx512::keystream::<false>(state, counter, out) }
             }
         }
+    }
+
+    /// XORs the key stream of blocks `counter .. counter + BATCH_BLOCKS` into `data`: in one pass
+    /// on AVX-512, through a zeroized key stream buffer otherwise.
+    pub(super) fn xor(self, state: &[u32; 16], counter: u32, data: &mut [u8; BATCH_BYTES]) {
+        #[cfg(target_arch = "x86_64")]
+        if self == Engine::Avx512 {
+            // SAFETY: `Engine::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
+            unsafe { x86_avx512::keystream::<true>(state, counter, data) };
+            return;
+        }
+        let mut ks = [0u8; BATCH_BYTES];
+        self.fill(state, counter, &mut ks);
+        crate::util::xor_in_place(data, &ks);
+        ks.zeroize();
     }
 }
 
@@ -115,13 +154,26 @@ mod tests {
         for (i, w) in state.iter_mut().enumerate() {
             *w = (i as u32 + 1).wrapping_mul(0x85eb_ca6b) ^ 0xc2b2_ae35;
         }
-        for counter in [0u32, 1, 5, 1000, u32::MAX - 8, u32::MAX - 3, u32::MAX] {
+        for counter in [
+            0u32,
+            1,
+            5,
+            1000,
+            u32::MAX - 15,
+            u32::MAX - 8,
+            u32::MAX - 3,
+            u32::MAX,
+        ] {
             let mut expected = [0u8; BATCH_BYTES];
             Engine::Portable.fill(&state, counter, &mut expected);
             for engine in Engine::available() {
                 let mut out = [0u8; BATCH_BYTES];
                 engine.fill(&state, counter, &mut out);
                 assert_eq!(out, expected, "{} at counter {counter}", engine.name());
+                let mut data = [0x5a_u8; BATCH_BYTES];
+                engine.xor(&state, counter, &mut data);
+                let xored: Vec<u8> = expected.iter().map(|k| k ^ 0x5a).collect();
+                assert_eq!(data[..], xored[..], "{} xor at {counter}", engine.name());
             }
         }
         assert!(Engine::available().contains(&Engine::select()));

@@ -1,0 +1,342 @@
+//! AES with VAES: the AES round instructions on 256-bit (two blocks per register, [`Width::Y256`])
+//! or 512-bit registers (four blocks, [`Width::Z512`], needs AVX-512 F), eight registers in flight
+//! per pass. Remainders that fill less than a register run through the 128-bit AES-NI forms.
+//!
+//! Constant-time by construction (the AES round instructions have data-independent timing). Round
+//! keys, forward and inverse, come from [`AesNi`], which also zeroizes them on drop.
+
+use core::arch::x86_64::{
+    __m128i, __m256i, __m512i, _mm256_aesdec_epi128, _mm256_aesdeclast_epi128,
+    _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_broadcastsi128_si256,
+    _mm256_loadu_si256, _mm256_storeu_si256, _mm256_xor_si256, _mm512_add_epi32,
+    _mm512_aesdec_epi128, _mm512_aesdeclast_epi128, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
+    _mm512_broadcast_i32x4, _mm512_loadu_si512, _mm512_set_epi32, _mm512_set_epi64,
+    _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512, _mm_aesdec_si128,
+    _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128,
+    _mm_storeu_si128, _mm_xor_si128,
+};
+
+use zeroize::Zeroize;
+
+use super::key_schedule::MAX_ROUND_KEYS;
+use super::x86_aesni::AesNi;
+
+/// Registers processed together in the main loop.
+const REGS: usize = 8;
+
+type RoundKeys = [[u8; 16]; MAX_ROUND_KEYS];
+
+/// Register width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Width {
+    /// 256-bit VAES (AVX2 encoding).
+    Y256,
+    /// 512-bit VAES (EVEX encoding, AVX-512 F).
+    Z512,
+}
+
+/// Round keys and a register width. Holding one proves that the CPU has VAES (and AVX-512 F for
+/// [`Width::Z512`]): [`Vaes::new`] is the only constructor and checks it.
+#[derive(Clone)]
+pub(super) struct Vaes {
+    keys: AesNi,
+    width: Width,
+}
+
+impl Vaes {
+    /// Expands the key, or returns `None` when this CPU lacks what `width` needs.
+    pub(super) fn new(key: &[u8], width: Width) -> Option<Vaes> {
+        let f = crate::cpu::features();
+        let ok = f.vaes
+            && f.avx2
+            && match width {
+                Width::Y256 => true,
+                Width::Z512 => f.avx512f,
+            };
+        if !ok {
+            return None;
+        }
+        Some(Vaes {
+            keys: AesNi::new(key)?,
+            width,
+        })
+    }
+
+    /// The AES-NI view of the same key (for 128-bit work such as multi-stream lanes).
+    pub(super) fn aesni(&self) -> &AesNi {
+        &self.keys
+    }
+
+    pub(super) fn width(&self) -> Width {
+        self.width
+    }
+
+    /// Encrypts every whole 16-byte block of `data` in place.
+    pub(super) fn encrypt_blocks(&self, data: &mut [u8]) {
+        let (keys, rounds) = (self.keys.enc_keys(), self.keys.rounds());
+        match self.width {
+            // SAFETY: `new` checked VAES, AVX2 and AES-NI (AesNi::new) for 256-bit registers.
+            Width::Y256 => unsafe { run_y256::<false>(keys, rounds, data) },
+            // SAFETY: `new` checked VAES, AVX-512 F and AES-NI for 512-bit registers.
+            Width::Z512 => unsafe { run_z512::<false>(keys, rounds, data) },
+        }
+    }
+
+    /// Decrypts every whole 16-byte block of `data` in place (Equivalent Inverse Cipher).
+    pub(super) fn decrypt_blocks(&self, data: &mut [u8]) {
+        let (keys, rounds) = (self.keys.dec_keys(), self.keys.rounds());
+        match self.width {
+            // SAFETY: as in `encrypt_blocks`.
+            Width::Y256 => unsafe { run_y256::<true>(keys, rounds, data) },
+            // SAFETY: as in `encrypt_blocks`.
+            Width::Z512 => unsafe { run_z512::<true>(keys, rounds, data) },
+        }
+    }
+}
+
+impl Vaes {
+    /// GCM-style CTR: XORs into `data` the key stream E(c_0) || E(c_1) || ... where `c_i` is
+    /// `first` with its last four bytes, read big-endian, plus `i` mod 2^32 (SP 800-38D inc32).
+    /// Only the 512-bit width has this path; returns `false`, touching nothing, otherwise.
+    pub(super) fn ctr32_xor(&self, first: &[u8; 16], data: &mut [u8]) -> bool {
+        match self.width {
+            Width::Y256 => false,
+            Width::Z512 => {
+                let f = crate::cpu::features();
+                if !f.avx512bw {
+                    return false;
+                }
+                // SAFETY: `new` checked VAES, AVX-512 F and AES-NI; AVX-512 BW just above.
+                unsafe { ctr32_z512(self.keys.enc_keys(), self.keys.rounds(), first, data) };
+                true
+            }
+        }
+    }
+}
+
+#[inline]
+#[target_feature(enable = "sse2")]
+fn load128(b: &[u8]) -> __m128i {
+    let b = &b[..16];
+    // SAFETY: `b` is exactly 16 readable bytes and `loadu` has no alignment requirement.
+    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "sse2")]
+fn store128(b: &mut [u8], v: __m128i) {
+    let b = &mut b[..16];
+    // SAFETY: `b` is exactly 16 writable bytes and `storeu` has no alignment requirement.
+    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
+}
+
+/// The single-block remainder, with the 128-bit instructions.
+#[inline]
+#[target_feature(enable = "aes")]
+fn run_blocks<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
+    for block in data.chunks_exact_mut(16) {
+        let mut s = _mm_xor_si128(load128(block), load128(&keys[0]));
+        for k in &keys[1..rounds] {
+            let k = load128(k);
+            s = if DEC {
+                _mm_aesdec_si128(s, k)
+            } else {
+                _mm_aesenc_si128(s, k)
+            };
+        }
+        let k = load128(&keys[rounds]);
+        s = if DEC {
+            _mm_aesdeclast_si128(s, k)
+        } else {
+            _mm_aesenclast_si128(s, k)
+        };
+        store128(block, s);
+    }
+}
+
+#[target_feature(enable = "avx2,vaes,aes")]
+fn run_y256<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
+    let rk: [__m256i; MAX_ROUND_KEYS] =
+        core::array::from_fn(|i| _mm256_broadcastsi128_si256(load128(&keys[i])));
+    let mut groups = data.chunks_exact_mut(32 * REGS);
+    for group in &mut groups {
+        group_y256::<DEC, REGS>(&rk, rounds, group);
+    }
+    let mut pairs = groups.into_remainder().chunks_exact_mut(32);
+    for pair in &mut pairs {
+        group_y256::<DEC, 1>(&rk, rounds, pair);
+    }
+    run_blocks::<DEC>(keys, rounds, pairs.into_remainder());
+}
+
+/// `N` registers of two blocks each (`chunk` is 32 * N bytes), rounds interleaved.
+#[inline]
+#[target_feature(enable = "avx2,vaes")]
+fn group_y256<const DEC: bool, const N: usize>(
+    rk: &[__m256i; MAX_ROUND_KEYS],
+    rounds: usize,
+    chunk: &mut [u8],
+) {
+    let chunk = &mut chunk[..32 * N];
+    let mut s: [__m256i; N] = core::array::from_fn(|i| {
+        // SAFETY: `chunk` holds 32 * N bytes, so bytes 32i..32i+32 are readable; unaligned load.
+        let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().add(32 * i).cast()) };
+        _mm256_xor_si256(v, rk[0])
+    });
+    for k in &rk[1..rounds] {
+        for v in s.iter_mut() {
+            *v = if DEC {
+                _mm256_aesdec_epi128(*v, *k)
+            } else {
+                _mm256_aesenc_epi128(*v, *k)
+            };
+        }
+    }
+    for (i, v) in s.iter().enumerate() {
+        let out = if DEC {
+            _mm256_aesdeclast_epi128(*v, rk[rounds])
+        } else {
+            _mm256_aesenclast_epi128(*v, rk[rounds])
+        };
+        // SAFETY: bytes 32i..32i+32 of `chunk` are writable; unaligned store.
+        unsafe { _mm256_storeu_si256(chunk.as_mut_ptr().add(32 * i).cast(), out) };
+    }
+}
+
+#[target_feature(enable = "avx512f,vaes,aes")]
+fn run_z512<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
+    let rk: [__m512i; MAX_ROUND_KEYS] =
+        core::array::from_fn(|i| _mm512_broadcast_i32x4(load128(&keys[i])));
+    let mut groups = data.chunks_exact_mut(64 * REGS);
+    for group in &mut groups {
+        group_z512::<DEC, REGS>(&rk, rounds, group);
+    }
+    let mut quads = groups.into_remainder().chunks_exact_mut(64);
+    for quad in &mut quads {
+        group_z512::<DEC, 1>(&rk, rounds, quad);
+    }
+    run_blocks::<DEC>(keys, rounds, quads.into_remainder());
+}
+
+/// `N` registers of four blocks each (`chunk` is 64 * N bytes), rounds interleaved.
+#[inline]
+#[target_feature(enable = "avx512f,vaes")]
+fn group_z512<const DEC: bool, const N: usize>(
+    rk: &[__m512i; MAX_ROUND_KEYS],
+    rounds: usize,
+    chunk: &mut [u8],
+) {
+    let chunk = &mut chunk[..64 * N];
+    let mut s: [__m512i; N] = core::array::from_fn(|i| {
+        // SAFETY: `chunk` holds 64 * N bytes, so bytes 64i..64i+64 are readable; unaligned load.
+        let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().add(64 * i).cast()) };
+        _mm512_xor_si512(v, rk[0])
+    });
+    for k in &rk[1..rounds] {
+        for v in s.iter_mut() {
+            *v = if DEC {
+                _mm512_aesdec_epi128(*v, *k)
+            } else {
+                _mm512_aesenc_epi128(*v, *k)
+            };
+        }
+    }
+    for (i, v) in s.iter().enumerate() {
+        let out = if DEC {
+            _mm512_aesdeclast_epi128(*v, rk[rounds])
+        } else {
+            _mm512_aesenclast_epi128(*v, rk[rounds])
+        };
+        // SAFETY: bytes 64i..64i+64 of `chunk` are writable; unaligned store.
+        unsafe { _mm512_storeu_si512(chunk.as_mut_ptr().add(64 * i).cast(), out) };
+    }
+}
+
+/// Reverses the bytes of each 128-bit lane.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn reverse_lanes(v: __m512i) -> __m512i {
+    let (hi, lo) = (0x0001_0203_0405_0607_i64, 0x0809_0a0b_0c0d_0e0f_i64);
+    _mm512_shuffle_epi8(v, _mm512_set_epi64(hi, lo, hi, lo, hi, lo, hi, lo))
+}
+
+/// `n` added to the 32-bit word 0 of every 128-bit lane (`n + lane` when `per_lane`).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn lane_counter(n: i32, per_lane: bool) -> __m512i {
+    let d = i32::from(per_lane);
+    _mm512_set_epi32(
+        0,
+        0,
+        0,
+        n + 3 * d,
+        0,
+        0,
+        0,
+        n + 2 * d,
+        0,
+        0,
+        0,
+        n + d,
+        0,
+        0,
+        0,
+        n,
+    )
+}
+
+/// The CTR key stream of four counter blocks (`ctr` holds them byte-reversed, so that the
+/// big-endian 32-bit counter is word 0 of each lane and `vpaddd` is inc32).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vaes")]
+fn keystream_regs<const N: usize>(
+    rk: &[__m512i; MAX_ROUND_KEYS],
+    rounds: usize,
+    ctr: __m512i,
+) -> [__m512i; N] {
+    let mut s: [__m512i; N] = core::array::from_fn(|i| {
+        let c = _mm512_add_epi32(ctr, lane_counter(4 * i as i32, false));
+        _mm512_xor_si512(reverse_lanes(c), rk[0])
+    });
+    for k in &rk[1..rounds] {
+        for v in s.iter_mut() {
+            *v = _mm512_aesenc_epi128(*v, *k);
+        }
+    }
+    for v in s.iter_mut() {
+        *v = _mm512_aesenclast_epi128(*v, rk[rounds]);
+    }
+    s
+}
+
+#[target_feature(enable = "avx512f,avx512bw,vaes,aes")]
+fn ctr32_z512(keys: &RoundKeys, rounds: usize, first: &[u8; 16], data: &mut [u8]) {
+    let rk: [__m512i; MAX_ROUND_KEYS] =
+        core::array::from_fn(|i| _mm512_broadcast_i32x4(load128(&keys[i])));
+    let base = reverse_lanes(_mm512_broadcast_i32x4(load128(first)));
+    let mut ctr = _mm512_add_epi32(base, lane_counter(0, true));
+    let mut groups = data.chunks_exact_mut(64 * REGS);
+    for group in &mut groups {
+        let ks = keystream_regs::<REGS>(&rk, rounds, ctr);
+        for (i, k) in ks.iter().enumerate() {
+            let at = group[64 * i..64 * i + 64].as_mut_ptr();
+            // SAFETY: `at` points to 64 readable and writable bytes of `group`; unaligned access.
+            unsafe {
+                let d = _mm512_loadu_si512(at.cast());
+                _mm512_storeu_si512(at.cast(), _mm512_xor_si512(d, *k));
+            }
+        }
+        ctr = _mm512_add_epi32(ctr, lane_counter(4 * REGS as i32, false));
+    }
+    for part in groups.into_remainder().chunks_mut(64) {
+        let [k] = keystream_regs::<1>(&rk, rounds, ctr);
+        let mut ks = [0u8; 64];
+        // SAFETY: `ks` is 64 writable bytes; unaligned store.
+        unsafe { _mm512_storeu_si512(ks.as_mut_ptr().cast(), k) };
+        for (d, k) in part.iter_mut().zip(ks) {
+            *d ^= k;
+        }
+        ks.zeroize();
+        ctr = _mm512_add_epi32(ctr, lane_counter(4, false));
+    }
+}

@@ -1,0 +1,164 @@
+//! Every ChaCha20 engine (portable, SSE2, AVX2, AVX-512) and Poly1305 backend (portable, AVX2,
+//! AVX-512)
+//! against RustCrypto: odd lengths, misaligned buffers, random keys and nonces, and the AEAD.
+//!
+//! The ChaCha20 engine is fixed per process by `SHIFR_BACKEND`, so `every_engine_in_a_child`
+//! reruns `engine_matches_rustcrypto` in a child process of this test binary once per backend.
+
+use chacha20::cipher::{KeyIvInit, StreamCipher};
+use chacha20poly1305::aead::{AeadInPlace, KeyInit};
+use rand::rngs::StdRng;
+use rand::{Rng, RngCore, SeedableRng};
+use shifr::aead::chacha20poly1305::ChaCha20Poly1305;
+use shifr::aead::Aead;
+use shifr::cpu::Backend;
+use shifr::mac::poly1305::Poly1305;
+use shifr::stream::chacha20::ChaCha20;
+
+const LENGTHS: &[usize] = &[
+    0,
+    1,
+    15,
+    16,
+    17,
+    63,
+    64,
+    65,
+    255,
+    256,
+    1023,
+    1024,
+    1025,
+    4096 + 13,
+    16384,
+];
+
+/// Set in the child processes of `every_engine_in_a_child`.
+const CHILD: &str = "SHIFR_CHACHA_BACKENDS_CHILD";
+
+fn rng() -> StdRng {
+    let seed = rand::random::<u64>();
+    println!("seed {seed}");
+    StdRng::seed_from_u64(seed)
+}
+
+fn random(rng: &mut StdRng, n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    rng.fill_bytes(&mut v);
+    v
+}
+
+/// ChaCha20 and ChaCha20-Poly1305 with whichever engine this process selected, at random byte
+/// offsets, against RustCrypto.
+#[test]
+fn engine_matches_rustcrypto() {
+    let mut rng = rng();
+    if let Ok(forced) = std::env::var("SHIFR_BACKEND") {
+        let name = ChaCha20::new(&[0; 32], &[0; 12], 0)
+            .unwrap()
+            .implementation();
+        let supported = Backend::from_name(&forced).is_some_and(|b| b.is_supported());
+        if supported {
+            assert_eq!(
+                name, forced,
+                "SHIFR_BACKEND={forced} must select that engine"
+            );
+        }
+    }
+    for &len in LENGTHS {
+        let key = random(&mut rng, 32);
+        let nonce = random(&mut rng, 12);
+        let counter = rng.gen_range(0..1000u32);
+        let data = random(&mut rng, len);
+        let offset = rng.gen_range(0..64);
+
+        let mut expect = data.clone();
+        let mut theirs = chacha20::ChaCha20::new(key[..].into(), nonce[..].into());
+        chacha20::cipher::StreamCipherSeek::seek(&mut theirs, u64::from(counter) * 64);
+        theirs.apply_keystream(&mut expect);
+        let mut buf = vec![0u8; offset];
+        buf.extend_from_slice(&data);
+        let mut ours = ChaCha20::new(&key, &nonce, counter).unwrap();
+        ours.apply_keystream(&mut buf[offset..]).unwrap();
+        assert_eq!(buf[offset..], expect[..], "chacha20 len {len}");
+
+        let aad = random(&mut rng, len % 37);
+        let aead = chacha20poly1305::ChaCha20Poly1305::new(key[..].into());
+        let mut expect = data.clone();
+        let tag = aead
+            .encrypt_in_place_detached(nonce[..].into(), &aad, &mut expect)
+            .unwrap();
+        let ours = ChaCha20Poly1305::new(&key).unwrap();
+        let mut buf = vec![0u8; offset];
+        buf.extend_from_slice(&data);
+        let our_tag = ours.seal(&nonce, &aad, &mut buf[offset..]).unwrap();
+        assert_eq!(buf[offset..], expect[..], "aead ct len {len}");
+        assert_eq!(our_tag.as_ref(), tag.as_slice(), "aead tag len {len}");
+        ours.open(&nonce, &aad, &mut buf[offset..], tag.as_slice())
+            .unwrap();
+        assert_eq!(buf[offset..], data[..]);
+    }
+}
+
+#[test]
+fn every_engine_in_a_child() {
+    if std::env::var(CHILD).is_ok() {
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary path");
+    for backend in ["portable", "sse2", "avx2", "avx512"] {
+        let out = std::process::Command::new(&exe)
+            .args(["--exact", "engine_matches_rustcrypto", "--nocapture"])
+            .env(CHILD, "1")
+            .env("SHIFR_BACKEND", backend)
+            .output()
+            .expect("run the test binary");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "SHIFR_BACKEND={backend}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Poly1305 on every backend against RustCrypto, including all-ones keys and messages (the most
+/// carries), lengths around the 128- and 256-byte vector steps and random splits.
+#[test]
+fn poly1305_backends_match_rustcrypto() {
+    let mut rng = rng();
+    let mut backends = vec![Backend::Portable];
+    for b in [Backend::Avx2, Backend::Avx512] {
+        if b.is_supported() {
+            backends.push(b);
+        } else {
+            println!("{} not available on this CPU: skipped", b.name());
+        }
+    }
+    for &len in LENGTHS
+        .iter()
+        .chain(&[48, 80, 127, 128, 129, 192, 320, 511, 512, 513, 768])
+    {
+        for round in 0..4 {
+            let key = if round == 0 {
+                vec![0xff; 32]
+            } else {
+                random(&mut rng, 32)
+            };
+            let msg = if round == 1 {
+                vec![0xff; len]
+            } else {
+                random(&mut rng, len)
+            };
+            let expect = poly1305::Poly1305::new(key[..].into()).compute_unpadded(&msg);
+            for &backend in &backends {
+                let mut p = Poly1305::with_backend(&key, backend).unwrap();
+                assert_eq!(p.backend(), backend);
+                let cut = rng.gen_range(0..=len);
+                p.update(&msg[..cut]);
+                p.update(&msg[cut..]);
+                assert_eq!(p.finalize(), expect.as_slice(), "{backend:?} len {len}");
+            }
+        }
+    }
+}
