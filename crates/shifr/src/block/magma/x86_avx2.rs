@@ -263,15 +263,27 @@ fn lanes(
         return;
     }
     let c = Consts::new(tables, layout);
-    let mut buf = [0u8; GROUPS * GROUP_BYTES];
-    buf[..8 * n].copy_from_slice(&blocks[..8 * n]);
-    if n <= LANES {
-        let k = [lane_keys(&keys[..n])];
-        run::<1>(&mut buf[..GROUP_BYTES], &k, decrypt, &c);
+    let run_lanes = |data: &mut [u8]| {
+        if n <= LANES {
+            run::<1>(data, &[lane_keys(&keys[..n])], decrypt, &c);
+        } else {
+            let k = [lane_keys(&keys[..LANES]), lane_keys(&keys[LANES..n])];
+            run::<2>(data, &k, decrypt, &c);
+        }
+    };
+    if n == LANES || n == MAX_LANES {
+        // Whole groups: in place, no copy.
+        run_lanes(&mut blocks[..8 * n]);
     } else {
-        let k = [lane_keys(&keys[..LANES]), lane_keys(&keys[LANES..n])];
-        run::<2>(&mut buf, &k, decrypt, &c);
+        let group = if n <= LANES {
+            GROUP_BYTES
+        } else {
+            2 * GROUP_BYTES
+        };
+        let mut buf = [0u8; GROUPS * GROUP_BYTES];
+        buf[..8 * n].copy_from_slice(&blocks[..8 * n]);
+        run_lanes(&mut buf[..group]);
+        blocks[..8 * n].copy_from_slice(&buf[..8 * n]);
+        buf.zeroize();
     }
-    blocks[..8 * n].copy_from_slice(&buf[..8 * n]);
-    buf.zeroize();
 }

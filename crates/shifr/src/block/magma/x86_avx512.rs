@@ -16,7 +16,8 @@
 //! over the 32 rounds.
 
 use core::arch::x86_64::{
-    __m512i, _mm512_add_epi32, _mm512_loadu_si512, _mm512_permutex2var_epi8,
+    __m512i, _mm256_loadu_si256, _mm512_add_epi32, _mm512_castsi256_si512, _mm512_inserti64x4,
+    _mm512_loadu_si512, _mm512_permutex2var_epi32, _mm512_permutex2var_epi8,
     _mm512_permutexvar_epi8, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_epi8,
     _mm512_srli_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32,
 };
@@ -262,24 +263,89 @@ fn blocks(words: &[u32; 8], tables: &NibbleTables, layout: Layout, decrypt: bool
     }
 }
 
-/// Transposes the key words of up to sixteen lanes into eight lane-wise registers (missing lanes
-/// get zero keys; their blocks are padding).
+/// `vpermt2d` indices of the three stages of the key transposition in [`lane_keys`]. Each stage
+/// merges two registers `A`, `B` (index `i` of `B` is `16 + i`) into two outputs (`[out][pos]`):
+/// - stage 1: `A` = lanes 0, 1 and `B` = lanes 2, 3 (eight words each, `lane * 8 + word`) into words
+///   `4 * out ..` of lanes 0..4 (`pos` = `word * 4 + lane`);
+/// - stage 2: `A` = lanes 0..4, `B` = lanes 4..8 (four words, `word * 4 + lane`) into words
+///   `2 * out ..` of lanes 0..8 (`pos` = `word * 8 + lane`);
+/// - stage 3: `A` = lanes 0..8, `B` = lanes 8..16 (two words, `word * 8 + lane`) into word `out` of
+///   lanes 0..16 (`pos` = `lane`).
+const fn transpose_index(stage: usize) -> [[u32; 16]; 2] {
+    let mut idx = [[0u32; 16]; 2];
+    let mut out = 0;
+    while out < 2 {
+        let mut pos = 0;
+        while pos < 16 {
+            let (lane, word, half) = match stage {
+                1 => (pos % 4, 4 * out + pos / 4, 2),
+                2 => (pos % 8, 2 * out + pos / 8, 4),
+                _ => (pos, out, 8),
+            };
+            let (from_b, lane) = if lane < half {
+                (0, lane)
+            } else {
+                (16, lane - half)
+            };
+            let at = match stage {
+                1 => lane * 8 + word,
+                _ => word * half + lane,
+            };
+            idx[out][pos] = (from_b + at) as u32;
+            pos += 1;
+        }
+        out += 1;
+    }
+    idx
+}
+
+static TRANSPOSE: [[[u32; 16]; 2]; 3] =
+    [transpose_index(1), transpose_index(2), transpose_index(3)];
+
+/// Key words of lanes without a cipher (their blocks are padding).
+static NO_KEY: [u32; 8] = [0; 8];
+
+/// Transposes the eight key words of up to sixteen lanes into eight lane-wise registers (register
+/// `w` holds word `w` of every lane) in three `vpermt2d` stages, without a round trip through
+/// memory.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn lane_keys(keys: &[&[u32; 8]]) -> [__m512i; 8] {
-    let mut columns = [[0u32; LANES]; 8];
-    for (lane, words) in keys.iter().enumerate().take(LANES) {
-        for (column, &w) in columns.iter_mut().zip(words.iter()) {
-            column[lane] = w;
-        }
-    }
-    let mut out = [_mm512_set1_epi32(0); 8];
-    for (v, column) in out.iter_mut().zip(&columns) {
-        // SAFETY: `column` is 16 readable u32 (64 bytes); `loadu` has no alignment requirement.
-        *v = unsafe { _mm512_loadu_si512(column.as_ptr().cast()) };
-    }
-    columns.zeroize();
-    out
+    let key = |lane: usize| keys.get(lane).copied().unwrap_or(&NO_KEY);
+    let index = |stage: usize, out: usize| {
+        // SAFETY: 16 readable u32 (64 bytes); `loadu` has no alignment requirement.
+        unsafe { _mm512_loadu_si512(TRANSPOSE[stage][out].as_ptr().cast()) }
+    };
+    // Two lanes' eight words per register: lanes 2p, 2p + 1.
+    let rows: [__m512i; 8] = core::array::from_fn(|p| {
+        // SAFETY: each key is 8 readable u32 (32 bytes); `loadu` has no alignment requirement.
+        let (a, b) = unsafe {
+            (
+                _mm256_loadu_si256(key(2 * p).as_ptr().cast()),
+                _mm256_loadu_si256(key(2 * p + 1).as_ptr().cast()),
+            )
+        };
+        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
+    });
+    // Stage 1: [q][h] = words 4h.. of lanes 4q..4q+4.
+    let s1: [[__m512i; 2]; 4] = core::array::from_fn(|q| {
+        core::array::from_fn(|h| {
+            _mm512_permutex2var_epi32(rows[2 * q], index(0, h), rows[2 * q + 1])
+        })
+    });
+    // Stage 2: [r][h][g] = words 4h + 2g.. of lanes 8r..8r+8.
+    let s2: [[[__m512i; 2]; 2]; 2] = core::array::from_fn(|r| {
+        core::array::from_fn(|h| {
+            core::array::from_fn(|g| {
+                _mm512_permutex2var_epi32(s1[2 * r][h], index(1, g), s1[2 * r + 1][h])
+            })
+        })
+    });
+    // Stage 3: word 4h + 2g + t of all sixteen lanes.
+    core::array::from_fn(|w| {
+        let (h, g, t) = (w / 4, (w / 2) % 2, w % 2);
+        _mm512_permutex2var_epi32(s2[0][h][g], index(2, t), s2[1][h][g])
+    })
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
@@ -295,15 +361,27 @@ fn lanes(
         return;
     }
     let c = Consts::new(tables, layout);
-    let mut buf = [0u8; GROUPS * GROUP_BYTES];
-    buf[..8 * n].copy_from_slice(&blocks[..8 * n]);
-    if n <= LANES {
-        let k = [lane_keys(&keys[..n])];
-        run::<1>(&mut buf[..GROUP_BYTES], &k, decrypt, &c);
+    let run_lanes = |data: &mut [u8]| {
+        if n <= LANES {
+            run::<1>(data, &[lane_keys(&keys[..n])], decrypt, &c);
+        } else {
+            let k = [lane_keys(&keys[..LANES]), lane_keys(&keys[LANES..n])];
+            run::<2>(data, &k, decrypt, &c);
+        }
+    };
+    if n == LANES || n == MAX_LANES {
+        // Whole groups: in place, no copy.
+        run_lanes(&mut blocks[..8 * n]);
     } else {
-        let k = [lane_keys(&keys[..LANES]), lane_keys(&keys[LANES..n])];
-        run::<2>(&mut buf, &k, decrypt, &c);
+        let group = if n <= LANES {
+            GROUP_BYTES
+        } else {
+            2 * GROUP_BYTES
+        };
+        let mut buf = [0u8; GROUPS * GROUP_BYTES];
+        buf[..8 * n].copy_from_slice(&blocks[..8 * n]);
+        run_lanes(&mut buf[..group]);
+        blocks[..8 * n].copy_from_slice(&buf[..8 * n]);
+        buf.zeroize();
     }
-    blocks[..8 * n].copy_from_slice(&buf[..8 * n]);
-    buf.zeroize();
 }
