@@ -28,6 +28,10 @@ pub(crate) enum Simd {
 /// The most lanes any SIMD backend takes in one `lanes` call.
 pub(crate) const MAX_LANES: usize = 32;
 
+#[cfg(target_arch = "x86_64")]
+const _: () =
+    assert!(super::x86_avx2::MAX_LANES <= MAX_LANES && super::x86_avx512::MAX_LANES <= MAX_LANES);
+
 /// The SIMD backends Magma offers on this CPU (its AVX-512 backend needs VBMI).
 #[cfg(target_arch = "x86_64")]
 fn offered() -> &'static [Backend] {

@@ -155,6 +155,7 @@ impl core::fmt::Debug for Magma {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Magma")
             .field("sbox", &self.sbox())
+            .field("backend", &self.backend())
             .finish_non_exhaustive()
     }
 }
@@ -237,6 +238,7 @@ impl core::fmt::Debug for Gost28147 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Gost28147")
             .field("sbox", &self.sbox())
+            .field("backend", &self.backend())
             .finish_non_exhaustive()
     }
 }

@@ -16,9 +16,9 @@
 use core::arch::x86_64::{
     __m256i, _mm256_add_epi32, _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_castps_si256,
     _mm256_castsi256_ps, _mm256_loadu_si256, _mm256_or_si256, _mm256_set1_epi32, _mm256_set1_epi8,
-    _mm256_setr_epi8, _mm256_shuffle_epi8, _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_srli_epi32,
-    _mm256_storeu_si256, _mm256_unpackhi_epi32, _mm256_unpacklo_epi32, _mm256_xor_si256,
-    _mm_loadu_si128,
+    _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_ps,
+    _mm256_slli_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_unpackhi_epi32,
+    _mm256_unpacklo_epi32, _mm256_xor_si256, _mm_loadu_si128,
 };
 
 use zeroize::Zeroize;
@@ -166,7 +166,7 @@ fn rounds<const G: usize, const DECRYPT: bool>(
 #[inline]
 #[target_feature(enable = "avx2")]
 fn run<const G: usize>(data: &mut [u8], keys: &[[__m256i; 8]; G], decrypt: bool, c: &Consts) {
-    let mut state = [[c.nibble; 2]; G];
+    let mut state = [[_mm256_setzero_si256(); 2]; G];
     for (s, group) in state.iter_mut().zip(data.chunks_exact(GROUP_BYTES)) {
         // SAFETY: `group` is exactly 64 readable bytes (`chunks_exact`), read as two unaligned
         // 32-byte loads.

@@ -19,7 +19,7 @@ use core::arch::x86_64::{
     __m512i, _mm256_loadu_si256, _mm512_add_epi32, _mm512_castsi256_si512, _mm512_inserti64x4,
     _mm512_loadu_si512, _mm512_permutex2var_epi32, _mm512_permutex2var_epi8,
     _mm512_permutexvar_epi8, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_epi8,
-    _mm512_srli_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32,
+    _mm512_setzero_si512, _mm512_srli_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32,
 };
 
 use zeroize::Zeroize;
@@ -206,7 +206,7 @@ fn rounds<const G: usize, const DECRYPT: bool>(
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn run<const G: usize>(data: &mut [u8], keys: &[[__m512i; 8]; G], decrypt: bool, c: &Consts) {
-    let mut state = [[c.low; 2]; G];
+    let mut state = [[_mm512_setzero_si512(); 2]; G];
     for (s, group) in state.iter_mut().zip(data.chunks_exact(GROUP_BYTES)) {
         // SAFETY: `group` is exactly 128 readable bytes (`chunks_exact`), read as two unaligned
         // 64-byte loads.
