@@ -13,20 +13,36 @@
 //! `SBox::Tc26Z` is the default everywhere (it is Magma's only S-box set and gost-engine 3.x's default
 //! for `gost89*`); `SBox::CryptoProA` is the RFC 4357 set of older GOST 28147-89 deployments.
 //!
-//! Side channels: the portable backend evaluates the round function with four 256-entry tables
-//! (pairs of 4-bit S-boxes, the rotation by 11 folded in) indexed by key- and data-dependent bytes.
-//! These secret-indexed lookups are NOT constant-time: cache-timing attacks can observe them.
-//! The SIMD work will add constant-time backends that keep the S-boxes in registers (byte shuffles),
-//! behind the same `encrypt_blocks` / `encrypt_lanes` calls.
+//! Backends (chosen at key setup through [`crate::cpu::select`]; `SHIFR_BACKEND` or `with_backend`
+//! force one), all behind `encrypt_blocks` and the multi-stream `encrypt_lanes`:
+//! - portable (`soft.rs`): four 256-entry tables (pairs of 4-bit S-boxes, the rotation by 11 folded
+//!   in) indexed by key- and data-dependent bytes. These secret-indexed lookups are NOT
+//!   constant-time: cache-timing attacks can observe them. It is the oracle the others are tested
+//!   against.
+//! - `avx2` (`x86_avx2.rs`): eight blocks per register pair, S-boxes as 4-bit `vpshufb` lookups.
+//! - `avx512` (`x86_avx512.rs`, needs AVX512-VBMI): sixteen blocks per register, S-boxes as 64-entry
+//!   `vpermb` lookups, rotation with `vprold`.
+//!
+//! The SIMD backends keep the S-boxes in registers and use only instructions with data-independent
+//! timing: they are constant-time. Multi-stream calls ([`BlockCipher::encrypt_lanes`]) run one
+//! block per key in SIMD lanes when all keys share backend and S-box set.
 
+mod engine;
+mod nibble;
 mod sbox;
 mod soft;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512;
 
 pub use sbox::SBox;
 
+use engine::Engine;
 use soft::{Core, Layout};
 
 use crate::block::{BlockCipher, KeyInit};
+use crate::cpu::Backend;
 use crate::{Error, Result};
 
 /// Block size in bytes.
@@ -92,9 +108,19 @@ impl Magma {
 
     /// The Magma conventions with another S-box set.
     pub fn with_sbox(key: &[u8], sbox: SBox) -> Result<Magma> {
+        Magma::build(key, sbox, Engine::select())
+    }
+
+    /// Forces a backend (`Portable`, `Avx2`, `Avx512`); [`Error::BackendUnavailable`] if Magma or this
+    /// CPU lacks it.
+    pub fn with_backend(key: &[u8], sbox: SBox, backend: Backend) -> Result<Magma> {
+        Magma::build(key, sbox, Engine::with_backend(backend)?)
+    }
+
+    fn build(key: &[u8], sbox: SBox, engine: Engine) -> Result<Magma> {
         let key = key_array(key)?;
         let mut keys = round_keys(key);
-        let core = Core::new(keys, sbox, Layout::BigEndian);
+        let core = Core::new(keys, sbox, Layout::BigEndian, engine);
         zeroize::Zeroize::zeroize(&mut keys);
         Ok(Magma { core })
     }
@@ -102,6 +128,11 @@ impl Magma {
     /// The S-box set in use.
     pub fn sbox(&self) -> SBox {
         self.core.sbox()
+    }
+
+    /// The backend in use.
+    pub fn backend(&self) -> Backend {
+        self.core.backend()
     }
 
     /// The states `(a_1 || a_0)` after each of the first 31 rounds, as RFC 8891 A.4 prints them.
@@ -124,6 +155,7 @@ impl core::fmt::Debug for Magma {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Magma")
             .field("sbox", &self.sbox())
+            .field("backend", &self.backend())
             .finish_non_exhaustive()
     }
 }
@@ -137,6 +169,12 @@ impl BlockCipher for Magma {
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
         self.core.decrypt_blocks(data);
+    }
+    fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
+        Core::lanes(ciphers, |c| &c.core, false, blocks);
+    }
+    fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
+        Core::lanes(ciphers, |c| &c.core, true, blocks);
     }
 }
 
@@ -163,13 +201,23 @@ pub struct Gost28147 {
 impl Gost28147 {
     /// The cipher with the given S-box set. The key must be 32 bytes.
     pub fn new(key: &[u8], sbox: SBox) -> Result<Gost28147> {
+        Gost28147::build(key, sbox, Engine::select())
+    }
+
+    /// Forces a backend (`Portable`, `Avx2`, `Avx512`); [`Error::BackendUnavailable`] if this CPU
+    /// lacks it.
+    pub fn with_backend(key: &[u8], sbox: SBox, backend: Backend) -> Result<Gost28147> {
+        Gost28147::build(key, sbox, Engine::with_backend(backend)?)
+    }
+
+    fn build(key: &[u8], sbox: SBox, engine: Engine) -> Result<Gost28147> {
         let key = key_array(key)?;
         let mut words = [0u32; 8];
         for (w, c) in words.iter_mut().zip(key.chunks_exact(4)) {
             *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         }
         let mut keys = schedule(&words);
-        let core = Core::new(keys, sbox, Layout::Gost89);
+        let core = Core::new(keys, sbox, Layout::Gost89, engine);
         zeroize::Zeroize::zeroize(&mut words);
         zeroize::Zeroize::zeroize(&mut keys);
         Ok(Gost28147 { core })
@@ -179,12 +227,18 @@ impl Gost28147 {
     pub fn sbox(&self) -> SBox {
         self.core.sbox()
     }
+
+    /// The backend in use.
+    pub fn backend(&self) -> Backend {
+        self.core.backend()
+    }
 }
 
 impl core::fmt::Debug for Gost28147 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Gost28147")
             .field("sbox", &self.sbox())
+            .field("backend", &self.backend())
             .finish_non_exhaustive()
     }
 }
@@ -198,6 +252,12 @@ impl BlockCipher for Gost28147 {
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
         self.core.decrypt_blocks(data);
+    }
+    fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
+        Core::lanes(ciphers, |c| &c.core, false, blocks);
+    }
+    fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
+        Core::lanes(ciphers, |c| &c.core, true, blocks);
     }
 }
 

@@ -9,7 +9,10 @@ use std::sync::OnceLock;
 
 use zeroize::Zeroize;
 
+use super::engine::{Engine, MAX_LANES};
+use super::nibble::{nibble_tables, NibbleTables};
 use super::sbox::SBox;
+use crate::cpu::Backend;
 
 /// The four combined lookup tables of one S-box set.
 pub(crate) struct RoundTables {
@@ -89,27 +92,39 @@ impl Layout {
 /// Blocks processed together so that their independent table lookups overlap.
 const INTERLEAVE: usize = 4;
 
-/// A keyed Magma / GOST 28147-89 instance: the 32 round keys in encryption and decryption order.
+/// A keyed Magma / GOST 28147-89 instance: the 32 round keys in encryption and decryption order
+/// for the portable rounds, the eight key words K_1..K_8 the SIMD backends expand themselves, and
+/// the backend.
 #[derive(Clone)]
 pub(crate) struct Core {
     encrypt_keys: [u32; 32],
     decrypt_keys: [u32; 32],
+    words: [u32; 8],
     tables: &'static RoundTables,
+    nibbles: &'static NibbleTables,
     layout: Layout,
     sbox: SBox,
+    engine: Engine,
 }
 
 impl Core {
-    pub(crate) fn new(round_keys: [u32; 32], sbox: SBox, layout: Layout) -> Core {
+    pub(crate) fn new(round_keys: [u32; 32], sbox: SBox, layout: Layout, engine: Engine) -> Core {
         let mut decrypt_keys = round_keys;
         decrypt_keys.reverse();
         Core {
             encrypt_keys: round_keys,
             decrypt_keys,
+            words: core::array::from_fn(|i| round_keys[i]),
             tables: tables(sbox),
+            nibbles: nibble_tables(sbox),
             layout,
             sbox,
+            engine,
         }
+    }
+
+    pub(crate) fn backend(&self) -> Backend {
+        self.engine.backend()
     }
 
     pub(crate) fn sbox(&self) -> SBox {
@@ -125,12 +140,56 @@ impl Core {
     }
 
     pub(crate) fn encrypt_blocks(&self, data: &mut [u8]) {
-        self.process(&self.encrypt_keys, data);
+        self.run(false, data);
     }
 
     /// The Feistel network run with the round keys reversed is its own inverse.
     pub(crate) fn decrypt_blocks(&self, data: &mut [u8]) {
-        self.process(&self.decrypt_keys, data);
+        self.run(true, data);
+    }
+
+    fn run(&self, decrypt: bool, data: &mut [u8]) {
+        match self.engine {
+            Engine::Portable if decrypt => self.process(&self.decrypt_keys, data),
+            Engine::Portable => self.process(&self.encrypt_keys, data),
+            Engine::Simd(s) => s.blocks(&self.words, self.nibbles, self.layout, decrypt, data),
+        }
+    }
+
+    /// Multi-stream: block `i` of `blocks` under `core(ciphers[i])`. When every cipher has the same
+    /// SIMD backend, S-box set and layout, the blocks run side by side in SIMD lanes; otherwise one
+    /// block at a time.
+    pub(crate) fn lanes<C>(
+        ciphers: &[&C],
+        core: impl Fn(&C) -> &Core,
+        decrypt: bool,
+        blocks: &mut [u8],
+    ) {
+        let Some(first) = ciphers.first().map(|c| core(c)) else {
+            return;
+        };
+        let uniform = ciphers
+            .iter()
+            .map(|c| core(c))
+            .all(|c| c.engine == first.engine && c.sbox == first.sbox && c.layout == first.layout);
+        match first.engine {
+            Engine::Simd(simd) if uniform => {
+                let step = simd.max_lanes();
+                for (group, data) in ciphers.chunks(step).zip(blocks.chunks_mut(8 * step)) {
+                    let mut keys = [&first.words; MAX_LANES];
+                    for (k, c) in keys.iter_mut().zip(group) {
+                        *k = &core(c).words;
+                    }
+                    let keys = &keys[..group.len()];
+                    simd.lanes(keys, first.nibbles, first.layout, decrypt, data);
+                }
+            }
+            _ => {
+                for (c, block) in ciphers.iter().zip(blocks.chunks_exact_mut(8)) {
+                    core(c).run(decrypt, block);
+                }
+            }
+        }
     }
 
     fn process(&self, keys: &[u32; 32], data: &mut [u8]) {
@@ -170,5 +229,6 @@ impl Drop for Core {
     fn drop(&mut self) {
         self.encrypt_keys.zeroize();
         self.decrypt_keys.zeroize();
+        self.words.zeroize();
     }
 }

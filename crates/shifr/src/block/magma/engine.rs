@@ -1,0 +1,134 @@
+//! Which Magma / GOST 28147-89 backend runs: chosen once per key through [`crate::cpu::select`]
+//! (so `SHIFR_BACKEND` forces any of them), or required explicitly with `with_backend`.
+
+use crate::cpu::{self, Backend};
+use crate::{Error, Result};
+
+use super::nibble::NibbleTables;
+use super::soft::Layout;
+#[cfg(target_arch = "x86_64")]
+use super::{x86_avx2::Avx2, x86_avx512::Avx512Vbmi};
+
+/// The backend of one key: the portable table code or a SIMD backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Engine {
+    Portable,
+    Simd(Simd),
+}
+
+/// A SIMD backend; holding one proves the CPU supports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Simd {
+    #[cfg(target_arch = "x86_64")]
+    Avx2(Avx2),
+    #[cfg(target_arch = "x86_64")]
+    Avx512(Avx512Vbmi),
+}
+
+/// The most lanes any SIMD backend takes in one `lanes` call.
+pub(crate) const MAX_LANES: usize = 32;
+
+#[cfg(target_arch = "x86_64")]
+const _: () =
+    assert!(super::x86_avx2::MAX_LANES <= MAX_LANES && super::x86_avx512::MAX_LANES <= MAX_LANES);
+
+/// The SIMD backends Magma offers on this CPU (its AVX-512 backend needs VBMI).
+#[cfg(target_arch = "x86_64")]
+fn offered() -> &'static [Backend] {
+    if cpu::features().avx512vbmi {
+        &[Backend::Avx2, Backend::Avx512]
+    } else {
+        &[Backend::Avx2]
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn offered() -> &'static [Backend] {
+    &[]
+}
+
+impl Engine {
+    /// The best backend, or the one `SHIFR_BACKEND` forces.
+    pub(crate) fn select() -> Engine {
+        Engine::build(cpu::select(offered())).unwrap_or(Engine::Portable)
+    }
+
+    /// Exactly `backend`; [`Error::BackendUnavailable`] if Magma or this CPU lacks it.
+    pub(crate) fn with_backend(backend: Backend) -> Result<Engine> {
+        let backend = cpu::require(backend, offered())?;
+        Engine::build(backend).ok_or(Error::BackendUnavailable(backend.name()))
+    }
+
+    fn build(backend: Backend) -> Option<Engine> {
+        match backend {
+            Backend::Portable => Some(Engine::Portable),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => Avx2::new().map(|b| Engine::Simd(Simd::Avx2(b))),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => Avx512Vbmi::new().map(|b| Engine::Simd(Simd::Avx512(b))),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn backend(self) -> Backend {
+        match self {
+            Engine::Portable => Backend::Portable,
+            Engine::Simd(s) => s.backend(),
+        }
+    }
+}
+
+impl Simd {
+    fn backend(self) -> Backend {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2(_) => Backend::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512(_) => Backend::Avx512,
+        }
+    }
+
+    /// How many lanes one [`Simd::lanes`] call takes (at most [`MAX_LANES`]).
+    pub(crate) fn max_lanes(self) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2(_) => super::x86_avx2::MAX_LANES,
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512(_) => super::x86_avx512::MAX_LANES,
+        }
+    }
+
+    /// Every whole block of `data` under one key (its eight key words).
+    pub(crate) fn blocks(
+        self,
+        words: &[u32; 8],
+        tables: &NibbleTables,
+        layout: Layout,
+        decrypt: bool,
+        data: &mut [u8],
+    ) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2(b) => b.blocks(words, tables, layout, decrypt, data),
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512(b) => b.blocks(words, tables, layout, decrypt, data),
+        }
+    }
+
+    /// Block `i` of `blocks` under `keys[i]`, for `i < keys.len() <= self.max_lanes()`.
+    pub(crate) fn lanes(
+        self,
+        keys: &[&[u32; 8]],
+        tables: &NibbleTables,
+        layout: Layout,
+        decrypt: bool,
+        blocks: &mut [u8],
+    ) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2(b) => b.lanes(keys, tables, layout, decrypt, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512(b) => b.lanes(keys, tables, layout, decrypt, blocks),
+        }
+    }
+}

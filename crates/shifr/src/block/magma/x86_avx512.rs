@@ -1,0 +1,387 @@
+//! Magma / GOST 28147-89 with AVX-512 (F, BW) and AVX512-VBMI: sixteen blocks per 512-bit register.
+//!
+//! Sixteen blocks are split into a register of their sixteen `a_0` halves and one of their `a_1`
+//! halves by one `vpermi2b` each, which also applies the byte order of the layout. A round is then
+//! `a_1 ^= g(a_0 + k)` for all sixteen lanes: the S-box step `t` is two `vpermb` lookups into
+//! 64-byte tables held in registers (index = nibble plus 16 times its byte position, so the eight
+//! different 4-bit S-boxes of a word cost two instructions; see `nibble.rs`), the rotation by 11 is
+//! `vprold`, and the final OR and XOR are one `vpternlogd`. Two independent groups of sixteen blocks
+//! are interleaved to hide the latency of a round.
+//!
+//! Constant-time: the S-boxes are looked up inside registers and every instruction used here has
+//! data-independent timing; no memory address depends on the key or the data.
+//!
+//! Multi-stream ([`Avx512Vbmi::lanes`]): lane `i` carries block `i` under its own key; the eight key
+//! words of each lane are transposed once per call into eight lane-wise key registers, a cost spread
+//! over the 32 rounds.
+
+use core::arch::x86_64::{
+    __m512i, _mm256_loadu_si256, _mm512_add_epi32, _mm512_castsi256_si512, _mm512_inserti64x4,
+    _mm512_loadu_si512, _mm512_permutex2var_epi32, _mm512_permutex2var_epi8,
+    _mm512_permutexvar_epi8, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_epi8,
+    _mm512_setzero_si512, _mm512_srli_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32,
+};
+
+use zeroize::Zeroize;
+
+use super::nibble::{key_index, NibbleTables};
+use super::soft::Layout;
+
+/// Blocks per 512-bit register.
+const LANES: usize = 16;
+/// Bytes per register group (two registers: 16 blocks).
+const GROUP_BYTES: usize = 8 * LANES;
+/// Groups processed together; also the most lanes one [`Avx512Vbmi::lanes`] call takes is
+/// `LANES * GROUPS`.
+const GROUPS: usize = 2;
+/// The most streams [`Avx512Vbmi::lanes`] accepts per call.
+pub(super) const MAX_LANES: usize = LANES * GROUPS;
+
+/// Proof that this CPU has AVX-512 F, BW and VBMI: [`Avx512Vbmi::new`] is the only constructor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Avx512Vbmi(());
+
+impl Avx512Vbmi {
+    /// `Some` only if the CPU supports the AVX-512 backend (F, BW, VL) and VBMI.
+    pub(super) fn new() -> Option<Avx512Vbmi> {
+        let vbmi = crate::cpu::features().avx512vbmi;
+        (vbmi && crate::cpu::Backend::Avx512.is_supported()).then_some(Avx512Vbmi(()))
+    }
+
+    /// Encrypts (or decrypts) every whole block of `data` in place under key words `words`.
+    pub(super) fn blocks(
+        self,
+        words: &[u32; 8],
+        tables: &NibbleTables,
+        layout: Layout,
+        decrypt: bool,
+        data: &mut [u8],
+    ) {
+        // SAFETY: an `Avx512Vbmi` exists only when `new` found AVX-512 F, BW and VBMI.
+        unsafe { blocks(words, tables, layout, decrypt, data) }
+    }
+
+    /// Multi-stream: block `i` of `blocks` under `keys[i]`, for `i < keys.len() <= MAX_LANES`;
+    /// `blocks` must hold at least `8 * keys.len()` bytes (extra bytes are left untouched).
+    pub(super) fn lanes(
+        self,
+        keys: &[&[u32; 8]],
+        tables: &NibbleTables,
+        layout: Layout,
+        decrypt: bool,
+        blocks: &mut [u8],
+    ) {
+        // SAFETY: an `Avx512Vbmi` exists only when `new` found AVX-512 F, BW and VBMI.
+        unsafe { lanes(keys, tables, layout, decrypt, blocks) }
+    }
+}
+
+/// `vpermi2b` indices that gather the `a_0` (`half` 0) or `a_1` (`half` 1) words of sixteen blocks
+/// (128 bytes in two registers) into one register, lane `i` from block `i`.
+const fn gather_index(big_endian: bool, half: usize) -> [u8; 64] {
+    let mut idx = [0u8; 64];
+    let mut p = 0;
+    while p < 64 {
+        let (block, byte) = (p / 4, p % 4);
+        // Gost89: a_0 = little-endian bytes 0..4, a_1 = bytes 4..8. Big-endian: the same after
+        // reversing the eight bytes of the block.
+        let s = 4 * half + byte;
+        let s = if big_endian { 7 - s } else { s };
+        idx[p] = (8 * block + s) as u8;
+        p += 1;
+    }
+    idx
+}
+
+/// `vpermi2b` indices that write register `part` (bytes `64 * part ..`) of sixteen output blocks
+/// from the final halves: the first operand holds the word that goes to the `a_1` slot, the second
+/// the word for the `a_0` slot (the Feistel network ends without its last swap).
+const fn scatter_index(big_endian: bool, part: usize) -> [u8; 64] {
+    let mut idx = [0u8; 64];
+    let mut p = 0;
+    while p < 64 {
+        let q = 64 * part + p;
+        let (block, s) = (q / 8, q % 8);
+        let s = if big_endian { 7 - s } else { s };
+        idx[p] = if s < 4 {
+            (64 + 4 * block + s) as u8
+        } else {
+            (4 * block + s - 4) as u8
+        };
+        p += 1;
+    }
+    idx
+}
+
+/// The four permutations of one layout.
+struct Shuffles {
+    gather: [[u8; 64]; 2],
+    scatter: [[u8; 64]; 2],
+}
+
+const fn shuffles(big_endian: bool) -> Shuffles {
+    Shuffles {
+        gather: [gather_index(big_endian, 0), gather_index(big_endian, 1)],
+        scatter: [scatter_index(big_endian, 0), scatter_index(big_endian, 1)],
+    }
+}
+
+static BIG_ENDIAN: Shuffles = shuffles(true);
+static GOST89: Shuffles = shuffles(false);
+
+/// Everything a round needs besides the state and the key, held in registers.
+struct Consts {
+    low: __m512i,
+    high: __m512i,
+    nibble: __m512i,
+    position: __m512i,
+    gather: [__m512i; 2],
+    scatter: [__m512i; 2],
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn load64(bytes: &[u8; 64]) -> __m512i {
+    // SAFETY: `bytes` is 64 readable bytes; `loadu` has no alignment requirement.
+    unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) }
+}
+
+impl Consts {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    fn new(tables: &NibbleTables, layout: Layout) -> Consts {
+        let sh = match layout {
+            Layout::BigEndian => &BIG_ENDIAN,
+            Layout::Gost89 => &GOST89,
+        };
+        Consts {
+            low: load64(&tables.low),
+            high: load64(&tables.high),
+            nibble: _mm512_set1_epi8(0x0f),
+            position: _mm512_set1_epi32(0x3020_1000),
+            gather: [load64(&sh.gather[0]), load64(&sh.gather[1])],
+            scatter: [load64(&sh.scatter[0]), load64(&sh.scatter[1])],
+        }
+    }
+}
+
+/// `b ^ (t(a + k) <<< 11)` in every lane.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn half_round(a: __m512i, b: __m512i, k: __m512i, c: &Consts) -> __m512i {
+    let x = _mm512_add_epi32(a, k);
+    // (nibble & 0x0f) | 16 * byte position: 0xEA is A & B | C.
+    let low_index = _mm512_ternarylogic_epi32::<0xEA>(x, c.nibble, c.position);
+    let high_index =
+        _mm512_ternarylogic_epi32::<0xEA>(_mm512_srli_epi32::<4>(x), c.nibble, c.position);
+    let low = _mm512_permutexvar_epi8(low_index, c.low);
+    let high = _mm512_permutexvar_epi8(high_index, c.high);
+    // The two halves occupy disjoint bits, so rotating each and XORing all three is exact.
+    _mm512_ternarylogic_epi32::<0x96>(b, _mm512_rol_epi32::<11>(low), _mm512_rol_epi32::<11>(high))
+}
+
+/// 32 rounds on `G` independent groups; `state[g]` is `[a_0, a_1]` and ends as
+/// `[a_1-slot word, a_0-slot word]` of the output.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn rounds<const G: usize, const DECRYPT: bool>(
+    state: &mut [[__m512i; 2]; G],
+    keys: &[[__m512i; 8]; G],
+    c: &Consts,
+) {
+    let mut r = 0;
+    while r < 32 {
+        let (k0, k1) = (key_index(DECRYPT, r), key_index(DECRYPT, r + 1));
+        for (s, k) in state.iter_mut().zip(keys) {
+            s[1] = half_round(s[0], s[1], k[k0], c);
+        }
+        for (s, k) in state.iter_mut().zip(keys) {
+            s[0] = half_round(s[1], s[0], k[k1], c);
+        }
+        r += 2;
+    }
+}
+
+/// Loads, encrypts and stores `G` groups of sixteen blocks (`data.len() == G * GROUP_BYTES`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn run<const G: usize>(data: &mut [u8], keys: &[[__m512i; 8]; G], decrypt: bool, c: &Consts) {
+    let mut state = [[_mm512_setzero_si512(); 2]; G];
+    for (s, group) in state.iter_mut().zip(data.chunks_exact(GROUP_BYTES)) {
+        // SAFETY: `group` is exactly 128 readable bytes (`chunks_exact`), read as two unaligned
+        // 64-byte loads.
+        let (x, y) = unsafe {
+            let p = group.as_ptr();
+            (
+                _mm512_loadu_si512(p.cast()),
+                _mm512_loadu_si512(p.add(64).cast()),
+            )
+        };
+        *s = [
+            _mm512_permutex2var_epi8(x, c.gather[0], y),
+            _mm512_permutex2var_epi8(x, c.gather[1], y),
+        ];
+    }
+    if decrypt {
+        rounds::<G, true>(&mut state, keys, c);
+    } else {
+        rounds::<G, false>(&mut state, keys, c);
+    }
+    for (s, group) in state.iter().zip(data.chunks_exact_mut(GROUP_BYTES)) {
+        let x = _mm512_permutex2var_epi8(s[0], c.scatter[0], s[1]);
+        let y = _mm512_permutex2var_epi8(s[0], c.scatter[1], s[1]);
+        // SAFETY: `group` is exactly 128 writable bytes (`chunks_exact_mut`), written as two
+        // unaligned 64-byte stores.
+        unsafe {
+            let p = group.as_mut_ptr();
+            _mm512_storeu_si512(p.cast(), x);
+            _mm512_storeu_si512(p.add(64).cast(), y);
+        }
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn blocks(words: &[u32; 8], tables: &NibbleTables, layout: Layout, decrypt: bool, data: &mut [u8]) {
+    let c = Consts::new(tables, layout);
+    let key: [__m512i; 8] = core::array::from_fn(|i| _mm512_set1_epi32(words[i] as i32));
+    let mut wide = data.chunks_exact_mut(GROUPS * GROUP_BYTES);
+    for chunk in &mut wide {
+        run::<GROUPS>(chunk, &[key; GROUPS], decrypt, &c);
+    }
+    let mut single = wide.into_remainder().chunks_exact_mut(GROUP_BYTES);
+    for chunk in &mut single {
+        run::<1>(chunk, &[key], decrypt, &c);
+    }
+    let tail = single.into_remainder();
+    let whole = tail.len() / 8 * 8;
+    if whole > 0 {
+        let mut buf = [0u8; GROUP_BYTES];
+        buf[..whole].copy_from_slice(&tail[..whole]);
+        run::<1>(&mut buf, &[key], decrypt, &c);
+        tail[..whole].copy_from_slice(&buf[..whole]);
+        buf.zeroize();
+    }
+}
+
+/// `vpermt2d` indices of the three stages of the key transposition in [`lane_keys`]. Each stage
+/// merges two registers `A`, `B` (index `i` of `B` is `16 + i`) into two outputs (`[out][pos]`):
+/// - stage 1: `A` = lanes 0, 1 and `B` = lanes 2, 3 (eight words each, `lane * 8 + word`) into words
+///   `4 * out ..` of lanes 0..4 (`pos` = `word * 4 + lane`);
+/// - stage 2: `A` = lanes 0..4, `B` = lanes 4..8 (four words, `word * 4 + lane`) into words
+///   `2 * out ..` of lanes 0..8 (`pos` = `word * 8 + lane`);
+/// - stage 3: `A` = lanes 0..8, `B` = lanes 8..16 (two words, `word * 8 + lane`) into word `out` of
+///   lanes 0..16 (`pos` = `lane`).
+const fn transpose_index(stage: usize) -> [[u32; 16]; 2] {
+    let mut idx = [[0u32; 16]; 2];
+    let mut out = 0;
+    while out < 2 {
+        let mut pos = 0;
+        while pos < 16 {
+            let (lane, word, half) = match stage {
+                1 => (pos % 4, 4 * out + pos / 4, 2),
+                2 => (pos % 8, 2 * out + pos / 8, 4),
+                _ => (pos, out, 8),
+            };
+            let (from_b, lane) = if lane < half {
+                (0, lane)
+            } else {
+                (16, lane - half)
+            };
+            let at = match stage {
+                1 => lane * 8 + word,
+                _ => word * half + lane,
+            };
+            idx[out][pos] = (from_b + at) as u32;
+            pos += 1;
+        }
+        out += 1;
+    }
+    idx
+}
+
+static TRANSPOSE: [[[u32; 16]; 2]; 3] =
+    [transpose_index(1), transpose_index(2), transpose_index(3)];
+
+/// Key words of lanes without a cipher (their blocks are padding).
+static NO_KEY: [u32; 8] = [0; 8];
+
+/// Transposes the eight key words of up to sixteen lanes into eight lane-wise registers (register
+/// `w` holds word `w` of every lane) in three `vpermt2d` stages, without a round trip through
+/// memory.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn lane_keys(keys: &[&[u32; 8]]) -> [__m512i; 8] {
+    let key = |lane: usize| keys.get(lane).copied().unwrap_or(&NO_KEY);
+    let index = |stage: usize, out: usize| {
+        // SAFETY: 16 readable u32 (64 bytes); `loadu` has no alignment requirement.
+        unsafe { _mm512_loadu_si512(TRANSPOSE[stage][out].as_ptr().cast()) }
+    };
+    // Two lanes' eight words per register: lanes 2p, 2p + 1.
+    let rows: [__m512i; 8] = core::array::from_fn(|p| {
+        // SAFETY: each key is 8 readable u32 (32 bytes); `loadu` has no alignment requirement.
+        let (a, b) = unsafe {
+            (
+                _mm256_loadu_si256(key(2 * p).as_ptr().cast()),
+                _mm256_loadu_si256(key(2 * p + 1).as_ptr().cast()),
+            )
+        };
+        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
+    });
+    // Stage 1: [q][h] = words 4h.. of lanes 4q..4q+4.
+    let s1: [[__m512i; 2]; 4] = core::array::from_fn(|q| {
+        core::array::from_fn(|h| {
+            _mm512_permutex2var_epi32(rows[2 * q], index(0, h), rows[2 * q + 1])
+        })
+    });
+    // Stage 2: [r][h][g] = words 4h + 2g.. of lanes 8r..8r+8.
+    let s2: [[[__m512i; 2]; 2]; 2] = core::array::from_fn(|r| {
+        core::array::from_fn(|h| {
+            core::array::from_fn(|g| {
+                _mm512_permutex2var_epi32(s1[2 * r][h], index(1, g), s1[2 * r + 1][h])
+            })
+        })
+    });
+    // Stage 3: word 4h + 2g + t of all sixteen lanes.
+    core::array::from_fn(|w| {
+        let (h, g, t) = (w / 4, (w / 2) % 2, w % 2);
+        _mm512_permutex2var_epi32(s2[0][h][g], index(2, t), s2[1][h][g])
+    })
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn lanes(
+    keys: &[&[u32; 8]],
+    tables: &NibbleTables,
+    layout: Layout,
+    decrypt: bool,
+    blocks: &mut [u8],
+) {
+    let n = keys.len().min(MAX_LANES).min(blocks.len() / 8);
+    if n == 0 {
+        return;
+    }
+    let c = Consts::new(tables, layout);
+    let run_lanes = |data: &mut [u8]| {
+        if n <= LANES {
+            run::<1>(data, &[lane_keys(&keys[..n])], decrypt, &c);
+        } else {
+            let k = [lane_keys(&keys[..LANES]), lane_keys(&keys[LANES..n])];
+            run::<2>(data, &k, decrypt, &c);
+        }
+    };
+    if n == LANES || n == MAX_LANES {
+        // Whole groups: in place, no copy.
+        run_lanes(&mut blocks[..8 * n]);
+    } else {
+        let group = if n <= LANES {
+            GROUP_BYTES
+        } else {
+            2 * GROUP_BYTES
+        };
+        let mut buf = [0u8; GROUPS * GROUP_BYTES];
+        buf[..8 * n].copy_from_slice(&blocks[..8 * n]);
+        run_lanes(&mut buf[..group]);
+        blocks[..8 * n].copy_from_slice(&buf[..8 * n]);
+        buf.zeroize();
+    }
+}
