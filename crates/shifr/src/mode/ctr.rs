@@ -12,7 +12,7 @@ use crate::{Error, Result};
 use zeroize::Zeroize;
 
 /// Counter blocks enciphered per `encrypt_blocks` call.
-pub const BATCH_BLOCKS: usize = 32;
+pub const BATCH_BLOCKS: usize = 64;
 
 /// Largest block size the modes support (AES, Kuznyechik).
 const MAX_BLOCK: usize = 16;
@@ -34,6 +34,14 @@ pub(crate) fn fill_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8],
         // 16-byte blocks: one 128-bit addition per block instead of a byte-wise carry chain.
         let mut value = u128::from_be_bytes(start);
         for block in out.chunks_exact_mut(16) {
+            block.copy_from_slice(&value.to_be_bytes());
+            value = value.wrapping_add(1);
+        }
+        counter.copy_from_slice(&value.to_be_bytes());
+    } else if let Ok(start) = <[u8; 8]>::try_from(&*counter) {
+        // 8-byte blocks (Magma, 3DES): one 64-bit addition per block.
+        let mut value = u64::from_be_bytes(start);
+        for block in out.chunks_exact_mut(8) {
             block.copy_from_slice(&value.to_be_bytes());
             value = value.wrapping_add(1);
         }
