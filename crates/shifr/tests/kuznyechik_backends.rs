@@ -82,14 +82,18 @@ fn every_backend_matches_portable_on_random_keys_and_lengths() {
 #[test]
 fn every_backend_matches_rfc7801_example() {
     // RFC 7801 §5.5 (record kuznyechik-rfc7801-5.5 of /work/shared/vectors/gost.txt).
-    let key = hex::decode("8899aabbccddeeff0011223344556677fedcba98765432100123456789abcdef")
-        .unwrap();
+    let key =
+        hex::decode("8899aabbccddeeff0011223344556677fedcba98765432100123456789abcdef").unwrap();
     let pt = hex::decode("1122334455667700ffeeddccbbaa9988").unwrap();
     for b in simd_backends() {
         let c = Kuznyechik::with_backend(&key, b).unwrap();
         let mut data = pt.clone();
         c.encrypt_blocks(&mut data);
-        assert_eq!(hex::encode(&data), "7f679d90bebc24305a468d42b9d4edcd", "{b:?}");
+        assert_eq!(
+            hex::encode(&data),
+            "7f679d90bebc24305a468d42b9d4edcd",
+            "{b:?}"
+        );
         c.decrypt_blocks(&mut data);
         assert_eq!(data, pt, "{b:?}");
     }
@@ -121,7 +125,11 @@ fn encrypt_lanes_with_many_keys_matches_portable() {
             for (i, c) in oracle.iter().enumerate() {
                 let mut one = buf[1 + 16 * i..1 + 16 * i + 16].to_vec();
                 c.encrypt_blocks(&mut one);
-                assert_eq!(&want[1 + 16 * i..1 + 16 * i + 16], &one[..], "oracle lane {i}");
+                assert_eq!(
+                    &want[1 + 16 * i..1 + 16 * i + 16],
+                    &one[..],
+                    "oracle lane {i}"
+                );
             }
             assert_eq!(a, want, "{b:?} encrypt_lanes, {streams} streams");
 

@@ -169,7 +169,8 @@ impl Kuznyechik {
         cipher.engine = match backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2 => Engine::Avx2(
-                x86_avx2_tables::TableKeys::new(&cipher.keys, &cipher.inv_keys).ok_or(unavailable)?,
+                x86_avx2_tables::TableKeys::new(&cipher.keys, &cipher.inv_keys)
+                    .ok_or(unavailable)?,
             ),
             #[cfg(target_arch = "x86_64")]
             Backend::Gfni => {
@@ -291,7 +292,10 @@ const LANE_GROUP: usize = 16;
 /// Multi-stream: groups whose ciphers share a SIMD backend go through its lane kernel, others block by
 /// block.
 fn lanes(ciphers: &[&Kuznyechik], blocks: &mut [u8], encrypt: bool) {
-    for (group, chunk) in ciphers.chunks(LANE_GROUP).zip(blocks.chunks_mut(16 * LANE_GROUP)) {
+    for (group, chunk) in ciphers
+        .chunks(LANE_GROUP)
+        .zip(blocks.chunks_mut(16 * LANE_GROUP))
+    {
         if simd_lanes(group, chunk, encrypt) {
             continue;
         }

@@ -11,8 +11,8 @@
 //! are in flight at once so that the loads of one hide the latency of the others.
 
 use core::arch::x86_64::{
-    __m128i, _mm_cvtsi128_si64, _mm_extract_epi64, _mm_load_si128, _mm_loadu_si128,
-    _mm_set_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
+    __m128i, _mm_cvtsi128_si64, _mm_extract_epi64, _mm_load_si128, _mm_loadu_si128, _mm_set_epi8,
+    _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -20,7 +20,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use super::tables::{fused, ByteTables, PI, PI_INV};
 
 /// Blocks in flight per pass.
-const INTERLEAVE: usize = 8;
+const INTERLEAVE: usize = 2;
 
 /// The round keys (as `u128`, like the portable backend). Holding one proves the CPU has AVX2:
 /// [`TableKeys::new`] is the only constructor and checks it.
@@ -155,7 +155,10 @@ fn key(k: &u128) -> __m128i {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn reverse(v: __m128i) -> __m128i {
-    _mm_shuffle_epi8(v, _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+    _mm_shuffle_epi8(
+        v,
+        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+    )
 }
 
 #[inline]

@@ -15,9 +15,9 @@
 //! keys in each lane, so independent keys cost nothing extra.
 
 use core::arch::x86_64::{
-    __m128i, __m512i, _mm512_broadcast_i32x4, _mm512_castsi128_si512, _mm512_gf2p8affine_epi64_epi8,
-    _mm512_gf2p8mul_epi8, _mm512_inserti32x4, _mm512_loadu_si512, _mm512_mask_blend_epi8,
-    _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_movepi8_mask,
+    __m128i, __m512i, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
+    _mm512_gf2p8affine_epi64_epi8, _mm512_gf2p8mul_epi8, _mm512_inserti32x4, _mm512_loadu_si512,
+    _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_movepi8_mask,
     _mm512_permutex2var_epi8, _mm512_set1_epi64, _mm512_set1_epi8, _mm512_shuffle_epi8,
     _mm512_storeu_si512, _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm_loadu_si128,
 };
