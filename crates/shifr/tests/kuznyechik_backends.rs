@@ -7,8 +7,10 @@ use shifr::block::{BlockCipher, KeyInit};
 use shifr::cpu::Backend;
 use shifr::Error;
 
-/// Around every interleave width (4 blocks per register, 8 or 16 per pass) and several KiB.
-const BLOCK_COUNTS: &[usize] = &[0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 1000];
+/// Around every interleave width (4 blocks per register, 8 or 16 per pass, 64 byte-sliced) and several KiB.
+const BLOCK_COUNTS: &[usize] = &[
+    0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 129, 1000,
+];
 
 fn random_bytes(len: usize) -> Vec<u8> {
     let mut v = vec![0u8; len];

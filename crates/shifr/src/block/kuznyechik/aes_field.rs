@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use super::tables::{PI, PI_INV};
+use super::tables::{L_COEFFS, PI, PI_INV};
 use super::{transform_l, transform_l_inv};
 
 /// Everything the GFNI backend needs, in the `phi` basis.
@@ -24,6 +24,8 @@ pub(crate) struct GfniConstants {
     pub(crate) l_columns: [[u8; 16]; 16],
     /// The same for `L^-1`.
     pub(crate) l_inv_columns: [[u8; 16]; 16],
+    /// `phi` of the coefficients of `l` (RFC 7801 §4.2), in wire order, for `L = R^16`.
+    pub(crate) l_coeffs: [u8; 16],
     /// `GF2P8AFFINEQB` matrix of `phi`.
     pub(crate) to_aes: u64,
     /// `GF2P8AFFINEQB` matrix of `phi^-1`.
@@ -121,6 +123,7 @@ pub(crate) fn gfni_constants() -> &'static GfniConstants {
             sbox_inv: core::array::from_fn(|x| iso.phi(PI_INV[iso.phi_inv(x as u8) as usize])),
             l_columns: columns(&iso, transform_l),
             l_inv_columns: columns(&iso, transform_l_inv),
+            l_coeffs: L_COEFFS.map(|c| iso.phi(c)),
             to_aes: affine_matrix(|x| iso.phi(x)),
             from_aes: affine_matrix(|x| iso.phi_inv(x)),
         }
@@ -167,6 +170,18 @@ mod tests {
             assert_eq!(affine(c.to_aes, x), iso.phi(x));
             assert_eq!(affine(c.from_aes, x), iso.phi_inv(x));
         }
+    }
+
+    #[test]
+    fn mapped_l_coefficients_keep_the_symmetry_the_sliced_kernel_uses() {
+        // l's coefficients are a palindrome over bytes 0..=14 with 1 in the middle and last:
+        // the byte-sliced kernel adds those pairs before multiplying.
+        let c = gfni_constants().l_coeffs;
+        for j in 0..7 {
+            assert_eq!(c[j], c[14 - j], "{j}");
+        }
+        assert_eq!((c[7], c[15]), (Isomorphism::new().phi(251), 1));
+        assert_eq!(c[6], 1);
     }
 
     #[test]

@@ -13,13 +13,22 @@
 //!
 //! Decryption is the same with `pi^-1` and `L^-1`. Multi-stream calls put a different cipher's round
 //! keys in each lane, so independent keys cost nothing extra.
+//!
+//! Bulk data (64 blocks at a time) goes through a byte-sliced kernel instead: an in-lane 16x16 byte
+//! transpose (`VPUNPCK*`) puts byte `j` of 64 blocks into register `j`. Then `L = R^16` costs no
+//! shuffles at all: `R` shifts the block by one byte (a register renaming) and adds one new byte
+//! `l(a) = sum c_j a_j`, whose coefficients are a palindrome (`c_j = c_{14-j}`, `c_6 = c_15 = 1`), so it
+//! is seven XORs, seven `GF2P8MULB` and four three-input XORs per 64 blocks. Round keys are broadcast
+//! byte by byte. Also constant-time: the same instructions, no table in memory.
 
 use core::arch::x86_64::{
     __m128i, __m512i, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
     _mm512_gf2p8affine_epi64_epi8, _mm512_gf2p8mul_epi8, _mm512_inserti32x4, _mm512_loadu_si512,
     _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_movepi8_mask,
     _mm512_permutex2var_epi8, _mm512_set1_epi64, _mm512_set1_epi8, _mm512_shuffle_epi8,
-    _mm512_storeu_si512, _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm_loadu_si128,
+    _mm512_storeu_si512, _mm512_ternarylogic_epi64, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32,
+    _mm512_unpackhi_epi64, _mm512_unpackhi_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32,
+    _mm512_unpacklo_epi64, _mm512_unpacklo_epi8, _mm512_xor_si512, _mm_loadu_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -28,8 +37,10 @@ use super::aes_field::{gfni_constants, to_aes_basis, GfniConstants};
 
 /// Bytes per register: four blocks.
 const VECTOR: usize = 64;
-/// Registers processed per pass of the bulk loop, so that independent chains overlap.
+/// Registers processed per pass of the lane-per-block loop, so that independent chains overlap.
 const INTERLEAVE: usize = 4;
+/// Bytes per pass of the byte-sliced kernel: 16 registers of four blocks.
+const SLICED: usize = 16 * VECTOR;
 
 /// Whether this CPU runs the backend.
 pub(super) fn supported() -> bool {
@@ -90,6 +101,8 @@ struct Registers {
     spread: [__m512i; 16],
     to_aes: __m512i,
     from_aes: __m512i,
+    /// `phi` of `l`'s coefficients, each broadcast to every byte.
+    coeffs: [__m512i; 16],
 }
 
 #[inline]
@@ -111,6 +124,7 @@ fn load_registers(c: &GfniConstants, encrypt: bool) -> Registers {
         spread: core::array::from_fn(|j| _mm512_set1_epi8(j as i8)),
         to_aes: _mm512_set1_epi64(c.to_aes as i64),
         from_aes: _mm512_set1_epi64(c.from_aes as i64),
+        coeffs: core::array::from_fn(|j| _mm512_set1_epi8(c.l_coeffs[j] as i8)),
     }
 }
 
@@ -222,6 +236,11 @@ fn blocks<const ENCRYPT: bool>(keys: &[[u8; 16]; 10], data: &mut [u8]) {
     let whole = data.len() / 16 * 16;
     let data = &mut data[..whole];
     let r = load_registers(gfni_constants(), ENCRYPT);
+    let mut sliced = data.chunks_exact_mut(SLICED);
+    for chunk in &mut sliced {
+        sliced_pass::<ENCRYPT>(chunk, keys, &r);
+    }
+    let data = sliced.into_remainder();
     let k: [__m512i; 10] = core::array::from_fn(|i| broadcast_block(&keys[i]));
     let mut groups = data.chunks_exact_mut(VECTOR * INTERLEAVE);
     for group in &mut groups {
@@ -265,6 +284,160 @@ fn lanes_all<const ENCRYPT: bool>(keys: &[&GfniKeys], blocks: &mut [u8]) {
     }
 }
 
+/// One stage of the in-lane 16x16 byte transpose: pairs registers whose indices differ in bit `P`
+/// and interleaves their elements of `8 << P` bits. After stages 0..=3, register `i` lane `l` byte `r`
+/// holds what register `r` lane `l` byte `i` held (index bookkeeping: stage `P` moves row bit `P` from the
+/// register index into the element position and brings one column bit up from it).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn transpose_stage<const P: usize>(a: &[__m512i; 16]) -> [__m512i; 16] {
+    core::array::from_fn(|o| {
+        let high_part = (o >> (P + 1)) << (P + 1);
+        let low_part = (o >> 1) & ((1 << P) - 1);
+        let x = a[high_part | low_part];
+        let y = a[high_part | 1 << P | low_part];
+        match (P, o & 1) {
+            (0, 0) => _mm512_unpacklo_epi8(x, y),
+            (0, _) => _mm512_unpackhi_epi8(x, y),
+            (1, 0) => _mm512_unpacklo_epi16(x, y),
+            (1, _) => _mm512_unpackhi_epi16(x, y),
+            (2, 0) => _mm512_unpacklo_epi32(x, y),
+            (2, _) => _mm512_unpackhi_epi32(x, y),
+            (_, 0) => _mm512_unpacklo_epi64(x, y),
+            (_, _) => _mm512_unpackhi_epi64(x, y),
+        }
+    })
+}
+
+/// The 16x16 byte transpose inside every 128-bit lane (its own inverse).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn transpose(a: &[__m512i; 16]) -> [__m512i; 16] {
+    let a = transpose_stage::<0>(a);
+    let a = transpose_stage::<1>(&a);
+    let a = transpose_stage::<2>(&a);
+    transpose_stage::<3>(&a)
+}
+
+/// `l` on byte-sliced state, reading logical byte `j` from `s[at(j)]`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn l_sliced(s: &[__m512i; 16], at: impl Fn(usize) -> usize, c: &[__m512i; 16]) -> __m512i {
+    let x = |j: usize| s[at(j)];
+    let pair = |j: usize| _mm512_xor_si512(x(j), x(14 - j));
+    let m = |j: usize| _mm512_gf2p8mul_epi8(pair(j), c[j]);
+    let m7 = _mm512_gf2p8mul_epi8(x(7), c[7]);
+    xor3(
+        xor3(m(0), m(1), m(2)),
+        xor3(m(3), m(4), m(5)),
+        xor3(m7, pair(6), x(15)),
+    )
+}
+
+/// Step `T` of `L = R^16`: logical byte `j` sits in `s[(j - T) mod 16]`; the new byte 0 replaces byte 15.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn r_step<const T: usize>(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
+    s[(31 - T) & 15] = l_sliced(s, |j| (j + 16 - T) & 15, c);
+}
+
+/// Step `T` of `L^-1 = (R^-1)^16`: logical byte `j` sits in `s[(j + T) mod 16]`; the new byte 15,
+/// `l(a_1, .., a_15, a_0)`, replaces byte 0.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn r_inv_step<const T: usize>(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
+    s[T & 15] = l_sliced(s, |j| (j + 1 + T) & 15, c);
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn l_all(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
+    r_step::<0>(s, c);
+    r_step::<1>(s, c);
+    r_step::<2>(s, c);
+    r_step::<3>(s, c);
+    r_step::<4>(s, c);
+    r_step::<5>(s, c);
+    r_step::<6>(s, c);
+    r_step::<7>(s, c);
+    r_step::<8>(s, c);
+    r_step::<9>(s, c);
+    r_step::<10>(s, c);
+    r_step::<11>(s, c);
+    r_step::<12>(s, c);
+    r_step::<13>(s, c);
+    r_step::<14>(s, c);
+    r_step::<15>(s, c);
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn l_inv_all(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
+    r_inv_step::<0>(s, c);
+    r_inv_step::<1>(s, c);
+    r_inv_step::<2>(s, c);
+    r_inv_step::<3>(s, c);
+    r_inv_step::<4>(s, c);
+    r_inv_step::<5>(s, c);
+    r_inv_step::<6>(s, c);
+    r_inv_step::<7>(s, c);
+    r_inv_step::<8>(s, c);
+    r_inv_step::<9>(s, c);
+    r_inv_step::<10>(s, c);
+    r_inv_step::<11>(s, c);
+    r_inv_step::<12>(s, c);
+    r_inv_step::<13>(s, c);
+    r_inv_step::<14>(s, c);
+    r_inv_step::<15>(s, c);
+}
+
+/// XORs round key `k` (AES-field basis) into byte-sliced state, one broadcast byte per register.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn add_key(s: &mut [__m512i; 16], k: &[u8; 16]) {
+    for (v, &b) in s.iter_mut().zip(k) {
+        *v = _mm512_xor_si512(*v, _mm512_set1_epi8(b as i8));
+    }
+}
+
+/// 64 blocks (`chunk` is 1024 bytes) through the byte-sliced kernel.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], keys: &[[u8; 16]; 10], r: &Registers) {
+    let mut a = [_mm512_set1_epi8(0); 16];
+    for (v, bytes) in a.iter_mut().zip(chunk.chunks_exact(VECTOR)) {
+        // SAFETY: `bytes` is 64 readable bytes; `loadu` has no alignment requirement.
+        let raw = unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) };
+        *v = _mm512_gf2p8affine_epi64_epi8::<0>(raw, r.to_aes);
+    }
+    let mut s = transpose(&a);
+    if ENCRYPT {
+        add_key(&mut s, &keys[0]);
+        for k in &keys[1..] {
+            for v in s.iter_mut() {
+                *v = substitute(*v, &r.sbox);
+            }
+            l_all(&mut s, &r.coeffs);
+            add_key(&mut s, k);
+        }
+    } else {
+        add_key(&mut s, &keys[9]);
+        for k in keys[..9].iter().rev() {
+            l_inv_all(&mut s, &r.coeffs);
+            for v in s.iter_mut() {
+                *v = substitute(*v, &r.sbox);
+            }
+            add_key(&mut s, k);
+        }
+    }
+    let a = transpose(&s);
+    for (v, bytes) in a.iter().zip(chunk.chunks_exact_mut(VECTOR)) {
+        let out = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
+        // SAFETY: `bytes` is 64 writable bytes; `storeu` has no alignment requirement.
+        unsafe { _mm512_storeu_si512(bytes.as_mut_ptr().cast(), out) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,6 +456,41 @@ mod tests {
             let block: [u8; 16] = chunk.try_into().unwrap();
             assert_eq!(mapped, to_aes_basis(&block));
         }
+    }
+
+    #[test]
+    fn transpose_moves_byte_i_of_register_r_to_byte_r_of_register_i() {
+        if !supported() {
+            return;
+        }
+        let input: [[u8; 64]; 16] =
+            core::array::from_fn(|r| core::array::from_fn(|b| (r * 64 + b) as u8 ^ (b as u8) << 3));
+        // SAFETY: the features were checked above.
+        let out = unsafe { transpose_bytes(&input) };
+        for r in 0..16 {
+            for lane in 0..4 {
+                for i in 0..16 {
+                    assert_eq!(
+                        out[i][16 * lane + r],
+                        input[r][16 * lane + i],
+                        "{r} {lane} {i}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn transpose_bytes(input: &[[u8; 64]; 16]) -> [[u8; 64]; 16] {
+        // SAFETY: every row is 64 bytes; no alignment requirement.
+        let a = input.map(|row| unsafe { _mm512_loadu_si512(row.as_ptr().cast()) });
+        let t = transpose(&a);
+        let mut out = [[0u8; 64]; 16];
+        for (row, v) in out.iter_mut().zip(t) {
+            // SAFETY: as above, writing.
+            unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), v) };
+        }
+        out
     }
 
     #[target_feature(enable = "avx512f,gfni")]
