@@ -2,17 +2,33 @@
 //!
 //! Every byte string is in the order RFC 7801 prints it (byte 0 = a_15, the most significant byte).
 //!
-//! Side channels: the portable backend is NOT constant-time. Encryption uses fused tables (16 tables
-//! of 256 16-byte entries combining the S-box PI with the linear map L, built on first use from PI and
-//! L's coefficients) and decryption the corresponding inverse tables; their lookups are indexed by key-
-//! and data-dependent bytes, which cache-timing attacks can observe.
+//! Backends, chosen once per key by [`crate::cpu::select`] (`SHIFR_BACKEND` forces one):
+//! - **gfni** (`x86_avx512_gfni`, x86-64 with AVX-512 F/BW/VBMI and GFNI) — the default where present:
+//!   constant-time. The S-box is a 256-byte table held in four registers (`VPERMI2B`), the linear map
+//!   is sixteen `GF2P8MULB` products after a change of field basis (`aes_field`); four blocks per
+//!   512-bit register. No memory access depends on key or data.
+//! - **avx2** (`x86_avx2_tables`, x86-64 with AVX2): NOT constant-time. The fused LS tables below with
+//!   vector XORs, eight blocks interleaved. The default only where the gfni backend is missing.
+//! - **portable** (`soft`): NOT constant-time, the oracle the others are tested against. Encryption
+//!   uses fused tables (16 tables of 256 16-byte entries combining the S-box PI with the linear map L,
+//!   built on first use from PI and L's coefficients) and decryption the corresponding inverse tables;
+//!   their lookups are indexed by key- and data-dependent bytes, which cache-timing attacks can observe.
+//!
+//! Multi-stream calls ([`BlockCipher::encrypt_lanes`]) run one block per cipher through the same
+//! kernels when every cipher has the same SIMD backend (each lane or interleaved block its own keys).
 //!
 //! The reference transformations (`transform_s`, `transform_r`, `transform_l`, [`round_constant`],
 //! [`Kuznyechik::trace_block`]) follow the standard's definitions byte by byte and are independent of
 //! the tables; the known-answer tests check both.
 
+#[cfg(target_arch = "x86_64")]
+mod aes_field;
 mod soft;
 mod tables;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx2_tables;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512_gfni;
 
 pub use tables::PI;
 
@@ -22,6 +38,7 @@ use tables::{gf_mul, L_COEFFS, PI_INV};
 use zeroize::Zeroize;
 
 use crate::block::{BlockCipher, KeyInit};
+use crate::cpu::{self, Backend};
 use crate::{Error, Result};
 
 /// Block size in bytes.
@@ -92,18 +109,87 @@ fn xor(a: &[u8; 16], b: &[u8; 16]) -> [u8; 16] {
     core::array::from_fn(|i| a[i] ^ b[i])
 }
 
-/// Kuznyechik with the portable fused-table backend (not constant-time; see the module documentation).
+/// The backends Kuznyechik offers on this CPU (`gfni` also needs AVX-512 VBMI, which
+/// `Backend::Gfni` alone does not promise).
+#[cfg(target_arch = "x86_64")]
+fn offered() -> &'static [Backend] {
+    if x86_avx512_gfni::supported() {
+        &[Backend::Avx2, Backend::Gfni]
+    } else {
+        &[Backend::Avx2]
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn offered() -> &'static [Backend] {
+    &[]
+}
+
+/// The round keys in the form a SIMD backend wants; holding one proves the CPU runs that backend.
+#[derive(Clone)]
+enum Engine {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2(x86_avx2_tables::TableKeys),
+    #[cfg(target_arch = "x86_64")]
+    Gfni(x86_avx512_gfni::GfniKeys),
+}
+
+/// Kuznyechik on one of the backends of the module documentation (only `gfni` is constant-time).
 #[derive(Clone)]
 pub struct Kuznyechik {
     /// K_1..K_10 as big-endian `u128`.
     keys: [u128; 10],
     /// K_1, then `L^-1(K_2)..L^-1(K_10)`, for the table-driven decryption.
     inv_keys: [u128; 10],
+    engine: Engine,
 }
 
 impl Kuznyechik {
-    /// Expands a 32-byte key.
+    /// Expands a 32-byte key for the best backend of this CPU (or the one forced by `SHIFR_BACKEND`).
     pub fn new(key: &[u8]) -> Result<Kuznyechik> {
+        Kuznyechik::build(key, cpu::select(offered()))
+    }
+
+    /// Expands a 32-byte key for the given backend; [`Error::BackendUnavailable`] if this CPU lacks it.
+    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Kuznyechik> {
+        Kuznyechik::build(key, cpu::require(backend, offered())?)
+    }
+
+    /// The backend this instance runs on.
+    pub fn backend(&self) -> Backend {
+        match self.engine {
+            Engine::Portable => Backend::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Engine::Avx2(_) => Backend::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Engine::Gfni(_) => Backend::Gfni,
+        }
+    }
+
+    fn build(key: &[u8], backend: Backend) -> Result<Kuznyechik> {
+        let mut cipher = Kuznyechik::portable(key)?;
+        let unavailable = Error::BackendUnavailable(backend.name());
+        cipher.engine = match backend {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => Engine::Avx2(
+                x86_avx2_tables::TableKeys::new(&cipher.keys, &cipher.inv_keys)
+                    .ok_or(unavailable)?,
+            ),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Gfni => {
+                let mut round_keys = cipher.round_keys();
+                let engine = x86_avx512_gfni::GfniKeys::new(&round_keys);
+                round_keys.zeroize();
+                Engine::Gfni(engine.ok_or(unavailable)?)
+            }
+            _ => Engine::Portable,
+        };
+        Ok(cipher)
+    }
+
+    /// The portable key schedule, which every backend starts from.
+    fn portable(key: &[u8]) -> Result<Kuznyechik> {
         if key.len() != KEY_SIZE {
             return Err(Error::InvalidKeyLength {
                 expected: "32",
@@ -114,6 +200,7 @@ impl Kuznyechik {
         let mut cipher = Kuznyechik {
             keys: [0; 10],
             inv_keys: [0; 10],
+            engine: Engine::Portable,
         };
         let mut half = [0u8; 16];
         half.copy_from_slice(&key[..16]);
@@ -167,7 +254,9 @@ impl Drop for Kuznyechik {
 
 impl core::fmt::Debug for Kuznyechik {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Kuznyechik").finish_non_exhaustive()
+        f.debug_struct("Kuznyechik")
+            .field("backend", &self.backend())
+            .finish_non_exhaustive()
     }
 }
 
@@ -176,11 +265,91 @@ impl BlockCipher for Kuznyechik {
         BLOCK_SIZE
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
-        soft::encrypt_blocks(&self.keys, data);
+        match &self.engine {
+            Engine::Portable => soft::encrypt_blocks(&self.keys, data),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Avx2(k) => k.encrypt_blocks(data),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Gfni(k) => k.encrypt_blocks(data),
+        }
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
-        soft::decrypt_blocks(&self.keys, &self.inv_keys, data);
+        match &self.engine {
+            Engine::Portable => soft::decrypt_blocks(&self.keys, &self.inv_keys, data),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Avx2(k) => k.decrypt_blocks(data),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Gfni(k) => k.decrypt_blocks(data),
+        }
     }
+    fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
+        lanes(ciphers, blocks, true);
+    }
+    fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
+        lanes(ciphers, blocks, false);
+    }
+}
+
+/// Ciphers per multi-stream group handed to a SIMD kernel.
+const LANE_GROUP: usize = 16;
+
+/// Multi-stream: groups whose ciphers share a SIMD backend go through its lane kernel, others block by
+/// block.
+fn lanes(ciphers: &[&Kuznyechik], blocks: &mut [u8], encrypt: bool) {
+    for (group, chunk) in ciphers
+        .chunks(LANE_GROUP)
+        .zip(blocks.chunks_mut(16 * LANE_GROUP))
+    {
+        if simd_lanes(group, chunk, encrypt) {
+            continue;
+        }
+        for (c, block) in group.iter().zip(chunk.chunks_exact_mut(16)) {
+            if encrypt {
+                c.encrypt_blocks(block);
+            } else {
+                c.decrypt_blocks(block);
+            }
+        }
+    }
+}
+
+/// Runs a group through a SIMD lane kernel if all its ciphers use the same one; false otherwise.
+#[cfg(target_arch = "x86_64")]
+fn simd_lanes(group: &[&Kuznyechik], chunk: &mut [u8], encrypt: bool) -> bool {
+    if let Some(keys) = same_engine(group, |e| match e {
+        Engine::Gfni(k) => Some(k),
+        _ => None,
+    }) {
+        x86_avx512_gfni::lanes(&keys[..group.len()], chunk, encrypt);
+        return true;
+    }
+    if let Some(keys) = same_engine(group, |e| match e {
+        Engine::Avx2(k) => Some(k),
+        _ => None,
+    }) {
+        x86_avx2_tables::lanes(&keys[..group.len()], chunk, encrypt);
+        return true;
+    }
+    false
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn simd_lanes(_group: &[&Kuznyechik], _chunk: &mut [u8], _encrypt: bool) -> bool {
+    false
+}
+
+/// The backend keys of every cipher of `group` (at most [`LANE_GROUP`]), if `get` finds them in all.
+#[cfg(target_arch = "x86_64")]
+fn same_engine<'a, T>(
+    group: &[&'a Kuznyechik],
+    get: impl Fn(&'a Engine) -> Option<&'a T>,
+) -> Option<[&'a T; LANE_GROUP]> {
+    let first = get(&group.first()?.engine)?;
+    let mut keys = [first; LANE_GROUP];
+    for (k, c) in keys.iter_mut().zip(group) {
+        *k = get(&c.engine)?;
+    }
+    Some(keys)
 }
 
 impl KeyInit for Kuznyechik {
@@ -188,6 +357,11 @@ impl KeyInit for Kuznyechik {
 
     fn new_from_slice(key: &[u8]) -> Result<Kuznyechik> {
         Kuznyechik::new(key)
+    }
+
+    /// Keeps this instance's backend.
+    fn rekey(&self, key: &[u8]) -> Result<Kuznyechik> {
+        Kuznyechik::with_backend(key, self.backend())
     }
 }
 

@@ -1,0 +1,205 @@
+//! Kuznyechik's field carried into the field the x86 GFNI instructions compute in, and the constants
+//! the constant-time GFNI backend derives from that change of basis. Plain Rust, run once.
+//!
+//! Kuznyechik multiplies in GF(2^8) modulo x^8 + x^7 + x^6 + x + 1; `GF2P8MULB` multiplies modulo AES's
+//! x^8 + x^4 + x^3 + x + 1. Both are GF(2^8), so there is a field isomorphism `phi`: it sends `alpha` (the
+//! class of x, a root of Kuznyechik's modulus) to a root `beta` of that same polynomial in the AES field, and
+//! `alpha^k` to `beta^k`. `phi` is GF(2)-linear — an 8x8 bit matrix, applied to every byte with
+//! `GF2P8AFFINEQB` — and multiplicative. So the whole cipher can run on `phi`-images: key addition stays
+//! XOR (with `phi`-mapped round keys), the S-box becomes the 256-byte table `phi . pi . phi^-1`, and each
+//! coefficient `c` of the linear map becomes `phi(c)`, multiplied with `GF2P8MULB`.
+
+use std::sync::OnceLock;
+
+use super::tables::{L_COEFFS, PI, PI_INV};
+use super::{transform_l, transform_l_inv};
+
+/// Everything the GFNI backend needs, in the `phi` basis.
+pub(crate) struct GfniConstants {
+    /// `phi . pi . phi^-1`.
+    pub(crate) sbox: [u8; 256],
+    /// `phi . pi^-1 . phi^-1`.
+    pub(crate) sbox_inv: [u8; 256],
+    /// `l_columns[j] = phi(L(e_j))`: byte `i` multiplies block byte `j` into output byte `i` (wire order).
+    pub(crate) l_columns: [[u8; 16]; 16],
+    /// The same for `L^-1`.
+    pub(crate) l_inv_columns: [[u8; 16]; 16],
+    /// `phi` of the coefficients of `l` (RFC 7801 §4.2), in wire order, for `L = R^16`.
+    pub(crate) l_coeffs: [u8; 16],
+    /// `GF2P8AFFINEQB` matrix of `phi`.
+    pub(crate) to_aes: u64,
+    /// `GF2P8AFFINEQB` matrix of `phi^-1`.
+    pub(crate) from_aes: u64,
+}
+
+/// Multiplication modulo the AES polynomial x^8 + x^4 + x^3 + x + 1.
+const fn aes_mul(mut a: u8, mut b: u8) -> u8 {
+    let mut product = 0u8;
+    while b != 0 {
+        if b & 1 != 0 {
+            product ^= a;
+        }
+        let carry = a & 0x80 != 0;
+        a <<= 1;
+        if carry {
+            a ^= 0x1b;
+        }
+        b >>= 1;
+    }
+    product
+}
+
+/// The map `phi` as a 256-entry table and its inverse.
+struct Isomorphism {
+    forward: [u8; 256],
+    inverse: [u8; 256],
+}
+
+impl Isomorphism {
+    fn new() -> Isomorphism {
+        // The smallest root of Kuznyechik's modulus in the AES field: b^8 + b^7 + b^6 + b + 1 = 0.
+        let beta = (2..=255u8)
+            .find(|&b| {
+                let mut powers = [1u8; 9];
+                for k in 1..9 {
+                    powers[k] = aes_mul(powers[k - 1], b);
+                }
+                powers[8] ^ powers[7] ^ powers[6] ^ powers[1] ^ powers[0] == 0
+            })
+            .expect("an irreducible polynomial of degree 8 has roots in every GF(2^8)");
+        let mut beta_powers = [1u8; 8];
+        for k in 1..8 {
+            beta_powers[k] = aes_mul(beta_powers[k - 1], beta);
+        }
+        let mut forward = [0u8; 256];
+        let mut inverse = [0u8; 256];
+        for x in 0..=255u8 {
+            let image = (0..8)
+                .filter(|k| x >> k & 1 != 0)
+                .fold(0, |acc, k| acc ^ beta_powers[k]);
+            forward[x as usize] = image;
+            inverse[image as usize] = x;
+        }
+        Isomorphism { forward, inverse }
+    }
+
+    fn phi(&self, x: u8) -> u8 {
+        self.forward[x as usize]
+    }
+
+    fn phi_inv(&self, x: u8) -> u8 {
+        self.inverse[x as usize]
+    }
+}
+
+/// The `GF2P8AFFINEQB` operand for a GF(2)-linear byte map `f`: byte `7 - i` of the qword holds the row
+/// for output bit `i` (Intel SDM, GF2P8AFFINEQB: `out[i] = parity(A.byte[7 - i] & x)`).
+fn affine_matrix(f: impl Fn(u8) -> u8) -> u64 {
+    let mut matrix = 0u64;
+    for i in 0..8 {
+        let row = (0..8)
+            .filter(|&k| f(1 << k) >> i & 1 != 0)
+            .fold(0u64, |acc, k| acc | 1 << k);
+        matrix |= row << (8 * (7 - i));
+    }
+    matrix
+}
+
+fn columns(iso: &Isomorphism, linear: fn(&[u8; 16]) -> [u8; 16]) -> [[u8; 16]; 16] {
+    core::array::from_fn(|j| {
+        let mut unit = [0u8; 16];
+        unit[j] = 1;
+        linear(&unit).map(|c| iso.phi(c))
+    })
+}
+
+/// The constants, built on first use.
+pub(crate) fn gfni_constants() -> &'static GfniConstants {
+    static CONSTANTS: OnceLock<GfniConstants> = OnceLock::new();
+    CONSTANTS.get_or_init(|| {
+        let iso = Isomorphism::new();
+        GfniConstants {
+            sbox: core::array::from_fn(|x| iso.phi(PI[iso.phi_inv(x as u8) as usize])),
+            sbox_inv: core::array::from_fn(|x| iso.phi(PI_INV[iso.phi_inv(x as u8) as usize])),
+            l_columns: columns(&iso, transform_l),
+            l_inv_columns: columns(&iso, transform_l_inv),
+            l_coeffs: L_COEFFS.map(|c| iso.phi(c)),
+            to_aes: affine_matrix(|x| iso.phi(x)),
+            from_aes: affine_matrix(|x| iso.phi_inv(x)),
+        }
+    })
+}
+
+/// `phi` applied to every byte of a block (for the round keys).
+pub(crate) fn to_aes_basis(block: &[u8; 16]) -> [u8; 16] {
+    static ISO: OnceLock<Isomorphism> = OnceLock::new();
+    let iso = ISO.get_or_init(Isomorphism::new);
+    block.map(|b| iso.phi(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::kuznyechik::tables::gf_mul;
+
+    /// `GF2P8AFFINEQB` on one byte with a zero constant, from the instruction's definition.
+    fn affine(matrix: u64, x: u8) -> u8 {
+        (0..8).fold(0, |acc, i| {
+            let row = (matrix >> (8 * (7 - i))) as u8;
+            acc | (((row & x).count_ones() & 1) as u8) << i
+        })
+    }
+
+    #[test]
+    fn phi_is_a_field_isomorphism() {
+        let iso = Isomorphism::new();
+        for a in 0..=255u8 {
+            assert_eq!(iso.phi_inv(iso.phi(a)), a);
+            for b in 0..=255u8 {
+                assert_eq!(iso.phi(gf_mul(a, b)), aes_mul(iso.phi(a), iso.phi(b)));
+                assert_eq!(iso.phi(a ^ b), iso.phi(a) ^ iso.phi(b));
+            }
+        }
+    }
+
+    #[test]
+    fn affine_matrices_apply_phi_and_its_inverse() {
+        let iso = Isomorphism::new();
+        let c = gfni_constants();
+        for x in 0..=255u8 {
+            assert_eq!(affine(c.to_aes, x), iso.phi(x));
+            assert_eq!(affine(c.from_aes, x), iso.phi_inv(x));
+        }
+    }
+
+    #[test]
+    fn mapped_l_coefficients_keep_the_symmetry_the_sliced_kernel_uses() {
+        // l's coefficients are a palindrome over bytes 0..=14 with 1 in the middle and last:
+        // the byte-sliced kernel adds those pairs before multiplying.
+        let c = gfni_constants().l_coeffs;
+        for j in 0..7 {
+            assert_eq!(c[j], c[14 - j], "{j}");
+        }
+        assert_eq!((c[7], c[15]), (Isomorphism::new().phi(251), 1));
+        assert_eq!(c[6], 1);
+    }
+
+    #[test]
+    fn mapped_round_matches_reference_round() {
+        // L(S(x)) computed in the phi basis with the mapped tables equals the reference transforms.
+        let iso = Isomorphism::new();
+        let c = gfni_constants();
+        let x: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0xa5);
+        let s = x.map(|b| c.sbox[iso.phi(b) as usize]);
+        let mut y = [0u8; 16];
+        for (j, column) in c.l_columns.iter().enumerate() {
+            for (out, &coeff) in y.iter_mut().zip(column) {
+                *out ^= aes_mul(coeff, s[j]);
+            }
+        }
+        let want = transform_l(&super::super::transform_s(&x));
+        assert_eq!(y.map(|b| iso.phi_inv(b)), want);
+        let back = x.map(|b| c.sbox_inv[c.sbox[iso.phi(b) as usize] as usize]);
+        assert_eq!(back.map(|b| iso.phi_inv(b)), x);
+    }
+}

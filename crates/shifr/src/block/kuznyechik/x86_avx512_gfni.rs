@@ -1,0 +1,505 @@
+//! Constant-time Kuznyechik with AVX-512 (F, BW, VBMI) and GFNI: four blocks per 512-bit register,
+//! one block per 128-bit lane, no memory access indexed by key or data.
+//!
+//! Everything runs in the basis of `aes_field` (state bytes are `phi`-images, see there):
+//! - S-box: the 256-byte table `phi . pi . phi^-1` lives in four registers. `VPERMI2B` looks up the low
+//!   seven bits of every byte in the lower and in the upper 128 bytes, and a byte blend on bit 7
+//!   (`VPMOVB2M`) picks the right half. Register permutes have data-independent timing.
+//! - L: `L(x) = XOR_j L(e_j) * x_j` over GF(2^8). For each of the 16 byte positions `j`, `VPSHUFB`
+//!   broadcasts byte `j` of each block across its lane, `GF2P8MULB` multiplies it by the mapped column
+//!   `phi(L(e_j))`, and three-input XORs (`VPTERNLOGQ`) sum the 16 products with the round key.
+//! - `GF2P8AFFINEQB` maps blocks into the basis on load and back on store; round keys are mapped once at
+//!   key setup.
+//!
+//! Decryption is the same with `pi^-1` and `L^-1`. Multi-stream calls put a different cipher's round
+//! keys in each lane, so independent keys cost nothing extra.
+//!
+//! Bulk data (64 blocks at a time) goes through a byte-sliced kernel instead: an in-lane 16x16 byte
+//! transpose (`VPUNPCK*`) puts byte `j` of 64 blocks into register `j`. Then `L = R^16` costs no
+//! shuffles at all: `R` shifts the block by one byte (a register renaming) and adds one new byte
+//! `l(a) = sum c_j a_j`, whose coefficients are a palindrome (`c_j = c_{14-j}`, `c_6 = c_15 = 1`), so it
+//! is seven XORs, seven `GF2P8MULB` and four three-input XORs per 64 blocks. Round keys are broadcast
+//! byte by byte. Also constant-time: the same instructions, no table in memory.
+
+use core::arch::x86_64::{
+    __m128i, __m512i, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
+    _mm512_gf2p8affine_epi64_epi8, _mm512_gf2p8mul_epi8, _mm512_inserti32x4, _mm512_loadu_si512,
+    _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_movepi8_mask,
+    _mm512_permutex2var_epi8, _mm512_set1_epi64, _mm512_set1_epi8, _mm512_shuffle_epi8,
+    _mm512_storeu_si512, _mm512_ternarylogic_epi64, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32,
+    _mm512_unpackhi_epi64, _mm512_unpackhi_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32,
+    _mm512_unpacklo_epi64, _mm512_unpacklo_epi8, _mm512_xor_si512, _mm_loadu_si128,
+};
+
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use super::aes_field::{gfni_constants, to_aes_basis, GfniConstants};
+
+/// Bytes per register: four blocks.
+const VECTOR: usize = 64;
+/// Registers processed per pass of the lane-per-block loop, so that independent chains overlap.
+const INTERLEAVE: usize = 4;
+/// Bytes per pass of the byte-sliced kernel: 16 registers of four blocks.
+const SLICED: usize = 16 * VECTOR;
+
+/// Whether this CPU runs the backend.
+pub(super) fn supported() -> bool {
+    let f = crate::cpu::features();
+    f.avx512f && f.avx512bw && f.avx512vbmi && f.gfni
+}
+
+/// Round keys K_1..K_10 mapped into the AES-field basis. Holding one proves the CPU runs this backend:
+/// [`GfniKeys::new`] is the only constructor and checks it.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(super) struct GfniKeys {
+    keys: [[u8; 16]; 10],
+}
+
+impl GfniKeys {
+    /// Maps the round keys, or returns `None` when this CPU lacks AVX-512 VBMI or GFNI.
+    pub(super) fn new(round_keys: &[[u8; 16]; 10]) -> Option<GfniKeys> {
+        if !supported() {
+            return None;
+        }
+        Some(GfniKeys {
+            keys: round_keys.map(|k| to_aes_basis(&k)),
+        })
+    }
+
+    /// Encrypts every whole 16-byte block of `data` in place.
+    pub(super) fn encrypt_blocks(&self, data: &mut [u8]) {
+        // SAFETY: a `GfniKeys` exists only if the CPU has AVX-512 F/BW/VBMI and GFNI (see `new`).
+        unsafe { blocks::<true>(&self.keys, data) }
+    }
+
+    /// Decrypts every whole 16-byte block of `data` in place.
+    pub(super) fn decrypt_blocks(&self, data: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { blocks::<false>(&self.keys, data) }
+    }
+}
+
+/// Multi-stream: block `i` of `blocks` goes through `keys[i]`; blocks past `keys.len()` are untouched.
+pub(super) fn lanes(keys: &[&GfniKeys], blocks: &mut [u8], encrypt: bool) {
+    if keys.is_empty() {
+        return;
+    }
+    // SAFETY: `keys` is non-empty and a `GfniKeys` exists only on a CPU with the features (see `new`).
+    unsafe {
+        if encrypt {
+            lanes_all::<true>(keys, blocks)
+        } else {
+            lanes_all::<false>(keys, blocks)
+        }
+    }
+}
+
+/// The constants as registers, broadcast to all four lanes.
+struct Registers {
+    sbox: [__m512i; 4],
+    columns: [__m512i; 16],
+    spread: [__m512i; 16],
+    to_aes: __m512i,
+    from_aes: __m512i,
+    /// `phi` of `l`'s coefficients, each broadcast to every byte.
+    coeffs: [__m512i; 16],
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn load_registers(c: &GfniConstants, encrypt: bool) -> Registers {
+    let (table, cols) = if encrypt {
+        (&c.sbox, &c.l_columns)
+    } else {
+        (&c.sbox_inv, &c.l_inv_columns)
+    };
+    let mut sbox = [_mm512_set1_epi8(0); 4];
+    for (r, part) in sbox.iter_mut().zip(table.chunks_exact(VECTOR)) {
+        // SAFETY: `part` is 64 readable bytes; `loadu` has no alignment requirement.
+        *r = unsafe { _mm512_loadu_si512(part.as_ptr().cast()) };
+    }
+    Registers {
+        sbox,
+        columns: core::array::from_fn(|j| broadcast_block(&cols[j])),
+        spread: core::array::from_fn(|j| _mm512_set1_epi8(j as i8)),
+        to_aes: _mm512_set1_epi64(c.to_aes as i64),
+        from_aes: _mm512_set1_epi64(c.from_aes as i64),
+        coeffs: core::array::from_fn(|j| _mm512_set1_epi8(c.l_coeffs[j] as i8)),
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_block(block: &[u8; 16]) -> __m128i {
+    // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
+    unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn broadcast_block(block: &[u8; 16]) -> __m512i {
+    _mm512_broadcast_i32x4(load_block(block))
+}
+
+/// Four round keys, one per lane.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn gather_keys(k: [&[u8; 16]; 4]) -> __m512i {
+    let v = _mm512_castsi128_si512(load_block(k[0]));
+    let v = _mm512_inserti32x4::<1>(v, load_block(k[1]));
+    let v = _mm512_inserti32x4::<2>(v, load_block(k[2]));
+    _mm512_inserti32x4::<3>(v, load_block(k[3]))
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+    _mm512_ternarylogic_epi64::<0x96>(a, b, c)
+}
+
+/// The S-box (or its inverse) on every byte, from the table in four registers.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn substitute(x: __m512i, t: &[__m512i; 4]) -> __m512i {
+    let low = _mm512_permutex2var_epi8(t[0], x, t[1]);
+    let high = _mm512_permutex2var_epi8(t[2], x, t[3]);
+    _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), low, high)
+}
+
+/// `L(x) ^ k` (or `L^-1`, by the columns given) for the four blocks of `x`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn linear_xor(x: __m512i, r: &Registers, k: __m512i) -> __m512i {
+    let p: [__m512i; 16] = core::array::from_fn(|j| {
+        _mm512_gf2p8mul_epi8(_mm512_shuffle_epi8(x, r.spread[j]), r.columns[j])
+    });
+    let a = xor3(p[0], p[1], p[2]);
+    let b = xor3(p[3], p[4], p[5]);
+    let c = xor3(p[6], p[7], p[8]);
+    let d = xor3(p[9], p[10], p[11]);
+    let e = xor3(p[12], p[13], p[14]);
+    xor3(xor3(a, b, c), xor3(d, e, p[15]), k)
+}
+
+/// Ten rounds on four blocks: encryption `X[K10] LSX[K9]..LSX[K1]`, or decryption
+/// `X[K1] (S^-1 L^-1 X)[K2]..[K10]`. `k` holds the round keys in the AES-field basis.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn cipher<const ENCRYPT: bool>(x: __m512i, r: &Registers, k: &[__m512i; 10]) -> __m512i {
+    let mut x = _mm512_gf2p8affine_epi64_epi8::<0>(x, r.to_aes);
+    if ENCRYPT {
+        x = _mm512_xor_si512(x, k[0]);
+        for key in &k[1..] {
+            x = linear_xor(substitute(x, &r.sbox), r, *key);
+        }
+    } else {
+        x = _mm512_xor_si512(x, k[9]);
+        for key in k[..9].iter().rev() {
+            let zero = _mm512_set1_epi8(0);
+            x = _mm512_xor_si512(substitute(linear_xor(x, r, zero), &r.sbox), *key);
+        }
+    }
+    _mm512_gf2p8affine_epi64_epi8::<0>(x, r.from_aes)
+}
+
+/// The mask selecting the first `bytes` bytes of a register (`bytes <= 64`).
+#[inline(always)]
+fn byte_mask(bytes: usize) -> u64 {
+    if bytes >= VECTOR {
+        u64::MAX
+    } else {
+        (1u64 << bytes) - 1
+    }
+}
+
+/// Loads the first `min(chunk.len(), 64)` bytes, zero above.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn load_partial(chunk: &[u8]) -> __m512i {
+    let mask = byte_mask(chunk.len());
+    // SAFETY: only the bytes selected by `mask` are read, all inside `chunk`; masked-off bytes are
+    // neither read nor faulted on.
+    unsafe { _mm512_maskz_loadu_epi8(mask, chunk.as_ptr().cast()) }
+}
+
+/// Stores the first `min(chunk.len(), 64)` bytes of `v`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn store_partial(chunk: &mut [u8], v: __m512i) {
+    let mask = byte_mask(chunk.len());
+    // SAFETY: only the bytes selected by `mask` are written, all inside `chunk`.
+    unsafe { _mm512_mask_storeu_epi8(chunk.as_mut_ptr().cast(), mask, v) }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn blocks<const ENCRYPT: bool>(keys: &[[u8; 16]; 10], data: &mut [u8]) {
+    let whole = data.len() / 16 * 16;
+    let data = &mut data[..whole];
+    let r = load_registers(gfni_constants(), ENCRYPT);
+    let mut sliced = data.chunks_exact_mut(SLICED);
+    for chunk in &mut sliced {
+        sliced_pass::<ENCRYPT>(chunk, keys, &r);
+    }
+    let data = sliced.into_remainder();
+    let k: [__m512i; 10] = core::array::from_fn(|i| broadcast_block(&keys[i]));
+    let mut groups = data.chunks_exact_mut(VECTOR * INTERLEAVE);
+    for group in &mut groups {
+        let mut x = [_mm512_set1_epi8(0); INTERLEAVE];
+        for (v, chunk) in x.iter_mut().zip(group.chunks_exact(VECTOR)) {
+            // SAFETY: `chunk` is 64 readable bytes; `loadu` has no alignment requirement.
+            *v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
+        }
+        for v in x.iter_mut() {
+            *v = cipher::<ENCRYPT>(*v, &r, &k);
+        }
+        for (v, chunk) in x.iter().zip(group.chunks_exact_mut(VECTOR)) {
+            // SAFETY: `chunk` is 64 writable bytes; `storeu` has no alignment requirement.
+            unsafe { _mm512_storeu_si512(chunk.as_mut_ptr().cast(), *v) };
+        }
+    }
+    for chunk in groups.into_remainder().chunks_mut(VECTOR) {
+        let v = cipher::<ENCRYPT>(load_partial(chunk), &r, &k);
+        store_partial(chunk, v);
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn lanes_all<const ENCRYPT: bool>(keys: &[&GfniKeys], blocks: &mut [u8]) {
+    let count = keys.len().min(blocks.len() / 16);
+    let blocks = &mut blocks[..16 * count];
+    let r = load_registers(gfni_constants(), ENCRYPT);
+    for (group, chunk) in keys.chunks(4).zip(blocks.chunks_mut(VECTOR)) {
+        // A short last group repeats its first cipher in the unused lanes, which are not stored.
+        let pick = |lane: usize| group.get(lane).unwrap_or(&group[0]);
+        let k: [__m512i; 10] = core::array::from_fn(|i| {
+            gather_keys([
+                &pick(0).keys[i],
+                &pick(1).keys[i],
+                &pick(2).keys[i],
+                &pick(3).keys[i],
+            ])
+        });
+        let v = cipher::<ENCRYPT>(load_partial(chunk), &r, &k);
+        store_partial(chunk, v);
+    }
+}
+
+/// One stage of the in-lane 16x16 byte transpose: pairs registers whose indices differ in bit `P`
+/// and interleaves their elements of `8 << P` bits. After stages 0..=3, register `i` lane `l` byte `r`
+/// holds what register `r` lane `l` byte `i` held (index bookkeeping: stage `P` moves row bit `P` from the
+/// register index into the element position and brings one column bit up from it).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn transpose_stage<const P: usize>(a: &[__m512i; 16]) -> [__m512i; 16] {
+    core::array::from_fn(|o| {
+        let high_part = (o >> (P + 1)) << (P + 1);
+        let low_part = (o >> 1) & ((1 << P) - 1);
+        let x = a[high_part | low_part];
+        let y = a[high_part | 1 << P | low_part];
+        match (P, o & 1) {
+            (0, 0) => _mm512_unpacklo_epi8(x, y),
+            (0, _) => _mm512_unpackhi_epi8(x, y),
+            (1, 0) => _mm512_unpacklo_epi16(x, y),
+            (1, _) => _mm512_unpackhi_epi16(x, y),
+            (2, 0) => _mm512_unpacklo_epi32(x, y),
+            (2, _) => _mm512_unpackhi_epi32(x, y),
+            (_, 0) => _mm512_unpacklo_epi64(x, y),
+            (_, _) => _mm512_unpackhi_epi64(x, y),
+        }
+    })
+}
+
+/// The 16x16 byte transpose inside every 128-bit lane (its own inverse).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn transpose(a: &[__m512i; 16]) -> [__m512i; 16] {
+    let a = transpose_stage::<0>(a);
+    let a = transpose_stage::<1>(&a);
+    let a = transpose_stage::<2>(&a);
+    transpose_stage::<3>(&a)
+}
+
+/// `l` on byte-sliced state, reading logical byte `j` from `s[at(j)]`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn l_sliced(s: &[__m512i; 16], at: impl Fn(usize) -> usize, c: &[__m512i; 16]) -> __m512i {
+    let x = |j: usize| s[at(j)];
+    let pair = |j: usize| _mm512_xor_si512(x(j), x(14 - j));
+    let m = |j: usize| _mm512_gf2p8mul_epi8(pair(j), c[j]);
+    let m7 = _mm512_gf2p8mul_epi8(x(7), c[7]);
+    xor3(
+        xor3(m(0), m(1), m(2)),
+        xor3(m(3), m(4), m(5)),
+        xor3(m7, pair(6), x(15)),
+    )
+}
+
+/// Step `T` of `L = R^16`: logical byte `j` sits in `s[(j - T) mod 16]`; the new byte 0 replaces byte 15.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn r_step<const T: usize>(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
+    s[(31 - T) & 15] = l_sliced(s, |j| (j + 16 - T) & 15, c);
+}
+
+/// Step `T` of `L^-1 = (R^-1)^16`: logical byte `j` sits in `s[(j + T) mod 16]`; the new byte 15,
+/// `l(a_1, .., a_15, a_0)`, replaces byte 0.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn r_inv_step<const T: usize>(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
+    s[T & 15] = l_sliced(s, |j| (j + 1 + T) & 15, c);
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn l_all(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
+    r_step::<0>(s, c);
+    r_step::<1>(s, c);
+    r_step::<2>(s, c);
+    r_step::<3>(s, c);
+    r_step::<4>(s, c);
+    r_step::<5>(s, c);
+    r_step::<6>(s, c);
+    r_step::<7>(s, c);
+    r_step::<8>(s, c);
+    r_step::<9>(s, c);
+    r_step::<10>(s, c);
+    r_step::<11>(s, c);
+    r_step::<12>(s, c);
+    r_step::<13>(s, c);
+    r_step::<14>(s, c);
+    r_step::<15>(s, c);
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn l_inv_all(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
+    r_inv_step::<0>(s, c);
+    r_inv_step::<1>(s, c);
+    r_inv_step::<2>(s, c);
+    r_inv_step::<3>(s, c);
+    r_inv_step::<4>(s, c);
+    r_inv_step::<5>(s, c);
+    r_inv_step::<6>(s, c);
+    r_inv_step::<7>(s, c);
+    r_inv_step::<8>(s, c);
+    r_inv_step::<9>(s, c);
+    r_inv_step::<10>(s, c);
+    r_inv_step::<11>(s, c);
+    r_inv_step::<12>(s, c);
+    r_inv_step::<13>(s, c);
+    r_inv_step::<14>(s, c);
+    r_inv_step::<15>(s, c);
+}
+
+/// XORs round key `k` (AES-field basis) into byte-sliced state, one broadcast byte per register.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn add_key(s: &mut [__m512i; 16], k: &[u8; 16]) {
+    for (v, &b) in s.iter_mut().zip(k) {
+        *v = _mm512_xor_si512(*v, _mm512_set1_epi8(b as i8));
+    }
+}
+
+/// 64 blocks (`chunk` is 1024 bytes) through the byte-sliced kernel.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], keys: &[[u8; 16]; 10], r: &Registers) {
+    let mut a = [_mm512_set1_epi8(0); 16];
+    for (v, bytes) in a.iter_mut().zip(chunk.chunks_exact(VECTOR)) {
+        // SAFETY: `bytes` is 64 readable bytes; `loadu` has no alignment requirement.
+        let raw = unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) };
+        *v = _mm512_gf2p8affine_epi64_epi8::<0>(raw, r.to_aes);
+    }
+    let mut s = transpose(&a);
+    if ENCRYPT {
+        add_key(&mut s, &keys[0]);
+        for k in &keys[1..] {
+            for v in s.iter_mut() {
+                *v = substitute(*v, &r.sbox);
+            }
+            l_all(&mut s, &r.coeffs);
+            add_key(&mut s, k);
+        }
+    } else {
+        add_key(&mut s, &keys[9]);
+        for k in keys[..9].iter().rev() {
+            l_inv_all(&mut s, &r.coeffs);
+            for v in s.iter_mut() {
+                *v = substitute(*v, &r.sbox);
+            }
+            add_key(&mut s, k);
+        }
+    }
+    let a = transpose(&s);
+    for (v, bytes) in a.iter().zip(chunk.chunks_exact_mut(VECTOR)) {
+        let out = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
+        // SAFETY: `bytes` is 64 writable bytes; `storeu` has no alignment requirement.
+        unsafe { _mm512_storeu_si512(bytes.as_mut_ptr().cast(), out) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn affine_instruction_maps_into_the_aes_basis() {
+        if !supported() {
+            return;
+        }
+        let c = gfni_constants();
+        let bytes: [u8; 64] = core::array::from_fn(|i| (i as u8).wrapping_mul(97) ^ 0x3c);
+        let mut out = [0u8; 64];
+        // SAFETY: the features were checked above; both buffers are 64 bytes.
+        unsafe { map_bytes(&bytes, c.to_aes, &mut out) };
+        for (chunk, mapped) in bytes.chunks(16).zip(out.chunks(16)) {
+            let block: [u8; 16] = chunk.try_into().unwrap();
+            assert_eq!(mapped, to_aes_basis(&block));
+        }
+    }
+
+    #[test]
+    fn transpose_moves_byte_i_of_register_r_to_byte_r_of_register_i() {
+        if !supported() {
+            return;
+        }
+        let input: [[u8; 64]; 16] =
+            core::array::from_fn(|r| core::array::from_fn(|b| (r * 64 + b) as u8 ^ (b as u8) << 3));
+        // SAFETY: the features were checked above.
+        let out = unsafe { transpose_bytes(&input) };
+        for r in 0..16 {
+            for lane in 0..4 {
+                for i in 0..16 {
+                    assert_eq!(
+                        out[i][16 * lane + r],
+                        input[r][16 * lane + i],
+                        "{r} {lane} {i}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn transpose_bytes(input: &[[u8; 64]; 16]) -> [[u8; 64]; 16] {
+        // SAFETY: every row is 64 bytes; no alignment requirement.
+        let a = input.map(|row| unsafe { _mm512_loadu_si512(row.as_ptr().cast()) });
+        let t = transpose(&a);
+        let mut out = [[0u8; 64]; 16];
+        for (row, v) in out.iter_mut().zip(t) {
+            // SAFETY: as above, writing.
+            unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), v) };
+        }
+        out
+    }
+
+    #[target_feature(enable = "avx512f,gfni")]
+    fn map_bytes(input: &[u8; 64], matrix: u64, out: &mut [u8; 64]) {
+        // SAFETY: both buffers are 64 bytes; no alignment requirement.
+        unsafe {
+            let v = _mm512_loadu_si512(input.as_ptr().cast());
+            let m = _mm512_gf2p8affine_epi64_epi8::<0>(v, _mm512_set1_epi64(matrix as i64));
+            _mm512_storeu_si512(out.as_mut_ptr().cast(), m);
+        }
+    }
+}
