@@ -105,6 +105,18 @@ pub(crate) fn implementation(alg: &AlgInfo) -> &'static str {
         | Engine::XChaCha20Poly1305 => {
             ChaCha20::new(&zero_key, &[0u8; 12], 0).map_or(PORTABLE, |c| c.implementation())
         }
+        Engine::Block {
+            family: Family::Magma,
+            ..
+        } => Magma::new(&zero_key).map_or(PORTABLE, |m| m.backend().name()),
+        Engine::Block {
+            family: Family::Gost28147(sbox),
+            ..
+        } => Gost28147::new(&zero_key, sbox).map_or(PORTABLE, |m| m.backend().name()),
+        Engine::Block {
+            family: Family::Kuznyechik,
+            ..
+        } => Kuznyechik::new(&zero_key).map_or(PORTABLE, |k| k.backend().name()),
         Engine::Block { .. } => PORTABLE,
     }
 }
