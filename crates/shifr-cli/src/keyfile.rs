@@ -99,7 +99,10 @@ mod tests {
         // 32 binary bytes for a 16-byte key: a length error, not a hex error.
         let binary = temp_file("binary", &[0xffu8; 32]);
         let e = load(Some(&binary), 16).unwrap_err().to_string();
-        assert!(e.contains("invalid key length") && e.contains("32 bytes"), "{e}");
+        assert!(
+            e.contains("invalid key length") && e.contains("32 bytes"),
+            "{e}"
+        );
         std::fs::remove_file(binary).unwrap();
         let bad = temp_file("bad", b"zz0102030405060708090a0b0c0d0e0f");
         let e = load(Some(&bad), 16).unwrap_err().to_string();
