@@ -6,7 +6,8 @@
 //! Layout: [`block`] holds block ciphers, [`stream`] stream ciphers, [`mac`] message authentication
 //! codes, [`mode`] the modes of operation (including multi-stream feedback modes), [`aead`] the
 //! authenticated ciphers, [`catalog`] the OpenSSL-style algorithm names used by the tools, and [`cpu`]
-//! the one place where backends are chosen.
+//! the one place where backends are chosen, and [`engine`] spreads large and multi-stream jobs over
+//! threads.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 
@@ -14,6 +15,7 @@ pub mod aead;
 pub mod block;
 pub mod catalog;
 pub mod cpu;
+pub mod engine;
 pub mod error;
 pub mod mac;
 pub mod mode;
