@@ -12,6 +12,9 @@ use shifr::mode::ctr;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+/// One engine job over a buffer.
+type Job<'a> = dyn Fn(&Engine, &mut [u8]) + 'a;
+
 /// Runs `f` over `buf` until `min` has passed; returns MB/s (10^6 bytes per second).
 fn measure(buf: &mut [u8], min: Duration, mut f: impl FnMut(&mut [u8])) -> f64 {
     f(buf); // warm-up
@@ -59,7 +62,7 @@ fn main() {
     let mut big = vec![0x33u8; 8 << 20];
     let aes = Aes::new(&key[..16]).unwrap();
     let aes_counter = [0x24u8; 16];
-    let jobs: [(&str, &dyn Fn(&Engine, &mut [u8])); 4] = [
+    let jobs: [(&str, &Job); 4] = [
         ("des-ede3-ecb", &|e, m| e.ecb_encrypt(&c, m).unwrap()),
         ("des-ede3-ctr", &|e, m| {
             e.ctr_apply(&c, &counter, m).unwrap()

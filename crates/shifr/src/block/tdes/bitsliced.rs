@@ -51,16 +51,16 @@ macro_rules! lanewise {
             fn $method(self, other: Self) -> Self {
                 let mut r = self.0;
                 for (a, b) in r.iter_mut().zip(other.0) {
-                    *a = *a $op b;
+                    *a $op b;
                 }
                 Lanes(r)
             }
         }
     };
 }
-lanewise!(BitAnd, bitand, &);
-lanewise!(BitOr, bitor, |);
-lanewise!(BitXor, bitxor, ^);
+lanewise!(BitAnd, bitand, &=);
+lanewise!(BitOr, bitor, |=);
+lanewise!(BitXor, bitxor, ^=);
 
 impl<const N: usize> BitXorAssign for Lanes<N> {
     #[inline(always)]
