@@ -5,16 +5,40 @@
 //! (keying option 2, K3 = K1). Parity bits are ignored, as in FIPS 46-3. Weak or equal subkeys are
 //! not rejected (K1 = K2 = K3 is single DES), matching common implementations.
 //!
-//! Side channels: DES's S-boxes are evaluated with table lookups whose indices depend on the key
-//! and the data (secret-indexed tables, 2 KiB), so this implementation is not constant-time
-//! against cache-timing attacks. Round keys are zeroized on drop.
+//! Two implementations, chosen per call by the number of blocks:
+//!
+//! - Calls with at least [`BITSLICE_MIN_BLOCKS`] blocks (ECB batches, CTR key stream, CBC
+//!   decryption) and multi-stream calls with at least that many lanes run the **bitsliced** DES of
+//!   `bitsliced.rs`: 64 blocks per `u64` word, S-boxes as Boolean circuits, **constant-time** (no
+//!   secret-indexed memory, no secret-dependent branches). The word width is the backend's:
+//!   portable `u64` (64 blocks per batch), AVX2 (256) or AVX-512 (512), chosen through
+//!   [`cpu::select`] (`SHIFR_BACKEND=portable|avx2|avx512` forces one).
+//! - Calls with fewer blocks (single-block feedback modes: CBC encryption, CFB, OFB of one stream)
+//!   run the table DES of `soft.rs`, whose S-box lookups are indexed by key and data (secret-indexed
+//!   tables, 2 KiB): that path is **not constant-time** against cache-timing attacks.
+//!
+//! Round keys and key bits are zeroized on drop.
 
+mod bitsliced;
 mod soft;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512;
 
 use crate::block::{BlockCipher, KeyInit};
+use crate::cpu::{self, Backend};
 use crate::{util, Error, Result};
+use bitsliced::Keys;
 use soft::Schedule;
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+/// Calls (or multi-stream calls) with at least this many blocks use the constant-time bitsliced
+/// path; below it a 64-block batch would cost more than the table DES for the few blocks.
+pub const BITSLICE_MIN_BLOCKS: usize = 16;
+
+/// The backends 3DES offers besides the portable one.
+const OFFERED: &[Backend] = &[Backend::Avx2, Backend::Avx512];
 
 /// A TDEA key: the round keys of the three DES operations, for each direction.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
@@ -23,8 +47,14 @@ pub struct Tdes {
     enc: [Schedule; 3],
     /// D_K3, E_K2, D_K1.
     dec: [Schedule; 3],
+    /// K1, K2, K3 as big-endian integers, for the bitsliced path (which derives its round keys
+    /// by renaming key bits).
+    keys: [u64; 3],
     /// 1 or 2 (SP 800-67 keying option).
     option: u8,
+    /// Word width of the bitsliced path.
+    #[zeroize(skip)]
+    backend: Backend,
 }
 
 impl Tdes {
@@ -32,6 +62,15 @@ impl Tdes {
     ///
     /// Error: [`Error::InvalidKeyLength`] for any other length.
     pub fn new(key: &[u8]) -> Result<Tdes> {
+        Tdes::with_backend(key, cpu::select(OFFERED))
+    }
+
+    /// Like [`Tdes::new`] with an explicit backend (portable, avx2 or avx512) for the bitsliced path.
+    ///
+    /// Errors: [`Error::InvalidKeyLength`]; [`Error::BackendUnavailable`] when 3DES has no such
+    /// backend or this CPU cannot run it.
+    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Tdes> {
+        let backend = cpu::require(backend, OFFERED)?;
         let (k1, k2, k3) = match key.len() {
             16 => (&key[..8], &key[8..16], &key[..8]),
             24 => (&key[..8], &key[8..16], &key[16..24]),
@@ -49,11 +88,20 @@ impl Tdes {
             bytes.zeroize();
             ks
         };
+        let word = |k: &[u8]| {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(k);
+            let w = u64::from_be_bytes(bytes);
+            bytes.zeroize();
+            w
+        };
         let (mut ks1, mut ks2, mut ks3) = (schedule(k1), schedule(k2), schedule(k3));
         let tdes = Tdes {
             enc: [ks1, soft::reversed(&ks2), ks3],
             dec: [soft::reversed(&ks3), ks2, soft::reversed(&ks1)],
+            keys: [word(k1), word(k2), word(k3)],
             option: if util::ct_eq(k1, k3) { 2 } else { 1 },
+            backend,
         };
         ks1.zeroize();
         ks2.zeroize();
@@ -65,6 +113,108 @@ impl Tdes {
     pub fn keying_option(&self) -> u8 {
         self.option
     }
+
+    /// The backend of the bitsliced path.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The keys in the order a direction applies them (decryption: K3, K2, K1).
+    fn ordered_keys(&self, decrypt: bool) -> [u64; 3] {
+        let [k1, k2, k3] = self.keys;
+        if decrypt {
+            [k3, k2, k1]
+        } else {
+            [k1, k2, k3]
+        }
+    }
+
+    fn crypt(&self, data: &mut [u8], decrypt: bool) {
+        let blocks = data.len() / 8;
+        let data = &mut data[..blocks * 8];
+        if blocks < BITSLICE_MIN_BLOCKS {
+            let schedules = if decrypt { &self.dec } else { &self.enc };
+            for block in data.chunks_exact_mut(8) {
+                soft::crypt_block(block, schedules);
+            }
+            return;
+        }
+        let mut keys = self.ordered_keys(decrypt);
+        bitsliced_ecb(self.backend, data, &keys, decrypt);
+        keys.zeroize();
+    }
+
+    fn crypt_lanes(ciphers: &[&Tdes], blocks: &mut [u8], decrypt: bool) {
+        let lanes = ciphers.len().min(blocks.len() / 8);
+        let Some(first) = ciphers.first() else {
+            return;
+        };
+        if lanes < BITSLICE_MIN_BLOCKS {
+            for (c, block) in ciphers.iter().zip(blocks.chunks_exact_mut(8)) {
+                c.crypt(block, decrypt);
+            }
+            return;
+        }
+        let keys: Zeroizing<Vec<[u64; 3]>> = Zeroizing::new(
+            ciphers[..lanes]
+                .iter()
+                .map(|c| c.ordered_keys(decrypt))
+                .collect(),
+        );
+        bitsliced_lanes(first.backend, &mut blocks[..lanes * 8], &keys, decrypt);
+    }
+}
+
+/// Blocks per batch of each bitsliced width a backend can use, widest first; the last (portable)
+/// width also takes the final partial batch.
+fn widths(backend: Backend) -> &'static [usize] {
+    match backend {
+        Backend::Avx512 => &[8, 4, 1],
+        Backend::Avx2 => &[4, 1],
+        _ => &[1],
+    }
+}
+
+/// Runs `run(width, part)` over `data`: each width takes as many whole batches as remain, the
+/// narrowest takes the rest.
+fn by_width(backend: Backend, data: &mut [u8], mut run: impl FnMut(usize, &mut [u8], usize)) {
+    let mut done = 0;
+    for &n in widths(backend) {
+        let batch = 64 * n * 8;
+        let take = if n == 1 {
+            data.len() - done
+        } else {
+            (data.len() - done) / batch * batch
+        };
+        if take > 0 {
+            run(n, &mut data[done..done + take], done / 8);
+        }
+        done += take;
+    }
+}
+
+fn bitsliced_ecb(backend: Backend, data: &mut [u8], keys: &[u64; 3], decrypt: bool) {
+    by_width(backend, data, |n, part, _| {
+        bitsliced_width(n, part, Keys::Single(keys), decrypt)
+    });
+}
+
+fn bitsliced_lanes(backend: Backend, data: &mut [u8], keys: &[[u64; 3]], decrypt: bool) {
+    by_width(backend, data, |n, part, first| {
+        let keys = &keys[first..first + part.len() / 8];
+        bitsliced_width(n, part, Keys::PerBlock(keys), decrypt)
+    });
+}
+
+/// The bitsliced code compiled for `n` words per slice.
+fn bitsliced_width(n: usize, data: &mut [u8], keys: Keys<'_>, decrypt: bool) {
+    match n {
+        #[cfg(target_arch = "x86_64")]
+        8 => x86_avx512::crypt(data, keys, decrypt),
+        #[cfg(target_arch = "x86_64")]
+        4 => x86_avx2::crypt(data, keys, decrypt),
+        _ => bitsliced::crypt::<1>(data, keys, decrypt),
+    }
 }
 
 impl BlockCipher for Tdes {
@@ -73,15 +223,19 @@ impl BlockCipher for Tdes {
     }
 
     fn encrypt_blocks(&self, data: &mut [u8]) {
-        for block in data.chunks_exact_mut(8) {
-            soft::crypt_block(block, &self.enc);
-        }
+        self.crypt(data, false);
     }
 
     fn decrypt_blocks(&self, data: &mut [u8]) {
-        for block in data.chunks_exact_mut(8) {
-            soft::crypt_block(block, &self.dec);
-        }
+        self.crypt(data, true);
+    }
+
+    fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
+        Tdes::crypt_lanes(ciphers, blocks, false);
+    }
+
+    fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
+        Tdes::crypt_lanes(ciphers, blocks, true);
     }
 }
 
@@ -90,6 +244,10 @@ impl KeyInit for Tdes {
 
     fn new_from_slice(key: &[u8]) -> Result<Tdes> {
         Tdes::new(key)
+    }
+
+    fn rekey(&self, key: &[u8]) -> Result<Tdes> {
+        Tdes::with_backend(key, self.backend)
     }
 }
 

@@ -11,7 +11,7 @@
 pub(super) type Schedule = [[u8; 8]; 16];
 
 /// Initial permutation IP: output bit i (1-based, most significant first) is input bit IP[i].
-const IP: [u8; 64] = [
+pub(super) const IP: [u8; 64] = [
     58, 50, 42, 34, 26, 18, 10, 2, 60, 52, 44, 36, 28, 20, 12, 4, //
     62, 54, 46, 38, 30, 22, 14, 6, 64, 56, 48, 40, 32, 24, 16, 8, //
     57, 49, 41, 33, 25, 17, 9, 1, 59, 51, 43, 35, 27, 19, 11, 3, //
@@ -19,16 +19,16 @@ const IP: [u8; 64] = [
 ];
 
 /// Final permutation IP^-1, derived from IP rather than copied.
-const FP: [u8; 64] = invert(&IP);
+pub(super) const FP: [u8; 64] = invert(&IP);
 
 /// Permutation P applied to the S-box outputs.
-const P: [u8; 32] = [
+pub(super) const P: [u8; 32] = [
     16, 7, 20, 21, 29, 12, 28, 17, 1, 15, 23, 26, 5, 18, 31, 10, //
     2, 8, 24, 14, 32, 27, 3, 9, 19, 13, 30, 6, 22, 11, 4, 25,
 ];
 
 /// Permuted choice 1: the 56 key bits (parity bits dropped) forming C0 || D0.
-const PC1: [u8; 56] = [
+pub(super) const PC1: [u8; 56] = [
     57, 49, 41, 33, 25, 17, 9, 1, 58, 50, 42, 34, 26, 18, //
     10, 2, 59, 51, 43, 35, 27, 19, 11, 3, 60, 52, 44, 36, //
     63, 55, 47, 39, 31, 23, 15, 7, 62, 54, 46, 38, 30, 22, //
@@ -36,7 +36,7 @@ const PC1: [u8; 56] = [
 ];
 
 /// Permuted choice 2: the 48 bits of K_n taken from C_n || D_n.
-const PC2: [u8; 48] = [
+pub(super) const PC2: [u8; 48] = [
     14, 17, 11, 24, 1, 5, 3, 28, 15, 6, 21, 10, //
     23, 19, 12, 4, 26, 8, 16, 7, 27, 20, 13, 2, //
     41, 52, 31, 37, 47, 55, 30, 40, 51, 45, 33, 48, //
@@ -44,10 +44,10 @@ const PC2: [u8; 48] = [
 ];
 
 /// Left shifts of C and D before each round's PC2.
-const SHIFTS: [u8; 16] = [1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 1];
+pub(super) const SHIFTS: [u8; 16] = [1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 1];
 
 /// S-boxes S1..S8, each as 4 rows (selected by the outer input bits) of 16 columns.
-const S: [[[u8; 16]; 4]; 8] = [
+pub(super) const S: [[[u8; 16]; 4]; 8] = [
     [
         [14, 4, 13, 1, 2, 15, 11, 8, 3, 10, 6, 12, 5, 9, 0, 7],
         [0, 15, 7, 4, 14, 2, 13, 1, 10, 6, 12, 11, 9, 5, 3, 8],
