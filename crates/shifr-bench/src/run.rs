@@ -143,8 +143,11 @@ impl Runner {
     pub fn measure(&mut self, w: &Workload) -> Result<Measured, BenchError> {
         w.validate()?;
         let mut notes = Vec::new();
-        let mut contenders = vec![Contender::new("shifr", w, |w| shifr_op(w))?];
+        let mut contenders = vec![Contender::new("shifr", w, shifr_op)?];
         for &peer in &self.config.peers.clone() {
+            if !peer.applies(w.alg) {
+                continue;
+            }
             match Contender::new(peer.name(), w, |w| peer.op(w)) {
                 Ok(c) => contenders.push(c),
                 Err(e) => notes.push(format!("{}: {e}", peer.name())),

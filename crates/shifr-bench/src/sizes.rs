@@ -29,9 +29,9 @@ pub fn parse_list(list: &str) -> Result<Vec<usize>, String> {
 
 /// `16 B`, `8 KiB`, `1 MiB`, `1000 B`.
 pub fn human(bytes: usize) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
-    } else if bytes >= 1024 && bytes % 1024 == 0 {
+    } else if bytes >= 1024 && bytes.is_multiple_of(1024) {
         format!("{} KiB", bytes >> 10)
     } else {
         format!("{bytes} B")

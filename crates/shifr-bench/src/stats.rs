@@ -24,7 +24,7 @@ impl Summary {
         }
         sorted.sort_by(f64::total_cmp);
         let n = sorted.len();
-        let median = if n % 2 == 1 {
+        let median = if !n.is_multiple_of(2) {
             sorted[n / 2]
         } else {
             (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0

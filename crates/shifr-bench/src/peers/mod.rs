@@ -45,6 +45,15 @@ impl Peer {
             .find(|p| p.name().eq_ignore_ascii_case(name.trim()))
     }
 
+    /// Whether the peer is meant for this algorithm at all (the GOST engine only for the GOST
+    /// ciphers); a peer that is meant for it but lacks it gets a note instead.
+    pub fn applies(self, alg: &shifr::catalog::AlgInfo) -> bool {
+        match self {
+            Peer::OpenSslGost => openssl_gost::is_gost(alg),
+            Peer::OpenSsl | Peer::RustCrypto => true,
+        }
+    }
+
     /// Whether the peer can run at all here (the GOST engine loads, ...), or why not.
     pub fn available(self) -> Result<(), String> {
         match self {

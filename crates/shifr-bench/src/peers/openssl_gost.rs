@@ -14,12 +14,16 @@ pub fn engine() -> Result<Engine, String> {
     ENGINE.get_or_init(|| Engine::load("gost")).clone()
 }
 
+/// Whether `alg` is one of the GOST ciphers (Magma, Kuznyechik, GOST 28147-89).
+pub fn is_gost(alg: &AlgInfo) -> bool {
+    ["magma", "kuznyechik", "gost89"]
+        .iter()
+        .any(|p| alg.name.starts_with(p))
+}
+
 /// The engine's op for stream `stream` of `alg`, or why there is none.
 pub fn op(alg: &AlgInfo, stream: usize) -> Result<Box<dyn Op>, String> {
-    let gost = ["magma", "kuznyechik", "gost89"]
-        .iter()
-        .any(|p| alg.name.starts_with(p));
-    if !gost {
+    if !is_gost(alg) {
         return Err(format!("{} is not a GOST algorithm", alg.name));
     }
     if alg.kind != Kind::BlockMode {

@@ -44,16 +44,18 @@ impl CycleCounter {
             flags: EXCLUDE_KERNEL | EXCLUDE_HV,
             ..PerfEventAttr::default()
         };
+        let (pid, cpu, group, flags): (libc::pid_t, libc::c_int, libc::c_int, libc::c_ulong) =
+            (0, -1, -1, 0);
         // SAFETY: perf_event_open reads `size` bytes from a valid, initialised attribute struct that
         // lives for the duration of the call; pid 0 / cpu -1 = this thread on any CPU; no group fd.
         let fd = unsafe {
             libc::syscall(
                 libc::SYS_perf_event_open,
                 &attr as *const PerfEventAttr,
-                0 as libc::pid_t,
-                -1 as libc::c_int,
-                -1 as libc::c_int,
-                0 as libc::c_ulong,
+                pid,
+                cpu,
+                group,
+                flags,
             )
         };
         if fd < 0 {

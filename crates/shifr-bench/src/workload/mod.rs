@@ -102,7 +102,7 @@ impl Workload {
             }
             if needs_whole_blocks(self.alg) {
                 for s in split(part, self.streams, align) {
-                    if s % align != 0 {
+                    if !s.is_multiple_of(align) {
                         return Err(BenchError::Invalid(format!(
                             "{} needs whole {align}-byte blocks per stream; {} bytes over {} thread(s) and {} stream(s) does not split into them",
                             self.alg.name, self.bytes, self.threads, self.streams

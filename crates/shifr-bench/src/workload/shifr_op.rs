@@ -414,9 +414,9 @@ fn multistream_op(w: &Workload, family: Family, mode: Mode) -> Result<Box<dyn Op
             let backend = ciphers[0].backend().name().to_string();
             make(ciphers, backend, ivs, m, d)
         }
-        Family::Tdes => make(collect(&keys, |k| Tdes::new(k))?, b, ivs, m, d),
-        Family::Magma => make(collect(&keys, |k| Magma::new(k))?, b, ivs, m, d),
-        Family::Kuznyechik => make(collect(&keys, |k| Kuznyechik::new(k))?, b, ivs, m, d),
+        Family::Tdes => make(collect(&keys, Tdes::new)?, b, ivs, m, d),
+        Family::Magma => make(collect(&keys, Magma::new)?, b, ivs, m, d),
+        Family::Kuznyechik => make(collect(&keys, Kuznyechik::new)?, b, ivs, m, d),
         Family::Gost28147(s) => make(collect(&keys, |k| Gost28147::new(k, s))?, b, ivs, m, d),
     })
 }

@@ -1,5 +1,6 @@
 //! One file per subcommand.
 
+mod bench;
 mod cipher;
 mod kat;
 mod list;
@@ -13,5 +14,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::List => list::run(),
         Command::Kat(args) => kat::run(&args),
         Command::Cipher(args) => cipher::run(&args),
+        Command::Bench(args) => bench::run(&args),
     }
 }
