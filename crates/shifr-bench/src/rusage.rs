@@ -15,6 +15,21 @@ pub fn process_cpu_seconds() -> f64 {
     secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
+/// CPU seconds consumed by the calling thread so far (`CLOCK_THREAD_CPUTIME_ID`): unlike the wall
+/// clock, it does not advance while the thread waits for a core on a busy machine.
+pub fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec into the live, writable `ts`.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
 /// CPU seconds over wall seconds, in percent (0 when no wall time passed).
 pub fn cpu_percent(cpu_seconds: f64, wall_seconds: f64) -> f64 {
     if wall_seconds > 0.0 {
