@@ -10,7 +10,7 @@ vectors="${SHIFR_VECTORS:-../shared/vectors}"
 install_missing() {
   # System packages the differential tests use: OpenSSL's command-line tool and its GOST engine.
   local missing=()
-  for pkg in openssl libengine-gost-openssl; do
+  for pkg in openssl libengine-gost-openssl libssl-dev pkg-config; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0

@@ -24,6 +24,7 @@ pub enum Command {
     Kat(KatArgs),
     /// Encrypt or decrypt stdin to stdout (raw bytes, no container).
     Cipher(CipherArgs),
+<<<<<<< HEAD
     // The container commands (docs/FORMAT.md); their arguments are in container_args.rs.
     /// Encrypt a file or stdin into a shifr container (authenticated, chunked, parallel).
     Encrypt(EncryptArgs),
@@ -37,6 +38,52 @@ pub enum Command {
     Info(InfoArgs),
     /// Create a random 32-byte key file (mode 0600) for --key-file.
     Keygen(KeygenArgs),
+=======
+    /// Measure throughput, cycles/byte, CPU % and energy of every algorithm, beside OpenSSL and RustCrypto.
+    Bench(BenchArgs),
+}
+
+/// Arguments of `shifr bench` (method: docs/BENCHMARKS.md).
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// A short run (< 30 s): fewer sizes, shorter samples.
+    #[arg(long)]
+    pub quick: bool,
+    /// Algorithms to measure, comma-separated (default: every algorithm in `shifr list`).
+    #[arg(long = "alg", value_name = "A,B,..")]
+    pub alg: Option<String>,
+    /// Message sizes, comma-separated, with optional K/M suffix (default: 16,64,256,1K,8K,16K,1M).
+    #[arg(long, value_name = "N,..")]
+    pub size: Option<String>,
+    /// Thread counts, comma-separated: each message is split over that many threads.
+    #[arg(long, value_name = "N,..", default_value = "1")]
+    pub threads: String,
+    /// Independent streams per message, each with its own key and IV (multi-stream feedback modes).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub streams: usize,
+    /// Backend to run shifr on (portable, sse2, aesni, avx2, ...); algorithms without it use their best.
+    #[arg(long, value_name = "NAME")]
+    pub backend: Option<String>,
+    /// Measured seconds per row, all implementations together (default 0.12; --quick 0.04).
+    #[arg(long, value_name = "S")]
+    pub seconds: Option<f64>,
+    /// Peers: openssl,openssl-gost,rustcrypto, or none.
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "openssl,openssl-gost,rustcrypto"
+    )]
+    pub peers: String,
+    /// Print the rows as a JSON array instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the rows as CSV to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Also draw charts (PNG and SVG) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+>>>>>>> bench
 }
 
 #[derive(Debug, Args)]

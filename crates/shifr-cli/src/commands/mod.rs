@@ -1,5 +1,6 @@
 //! One file per subcommand.
 
+mod bench;
 mod cipher;
 mod kat;
 mod list;
@@ -21,6 +22,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::List => list::run(),
         Command::Kat(args) => kat::run(&args),
         Command::Cipher(args) => cipher::run(&args),
+<<<<<<< HEAD
         // The container commands report their own errors, with distinct exit codes.
         Command::Encrypt(args) => exit_status::finish(encrypt::run(&args)),
         Command::Decrypt(args) => exit_status::finish(decrypt::run(&args)),
@@ -28,5 +30,8 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Restore(args) => exit_status::finish(restore::run(&args)),
         Command::Info(args) => exit_status::finish(info::run(&args)),
         Command::Keygen(args) => exit_status::finish(keygen::run(&args)),
+=======
+        Command::Bench(args) => bench::run(&args),
+>>>>>>> bench
     }
 }

@@ -1,0 +1,197 @@
+//! `shifr bench`: measures every algorithm (or the chosen ones) at several message sizes, beside
+//! OpenSSL, OpenSSL's GOST engine and RustCrypto, and prints a table, JSON, CSV or charts. The
+//! measuring is done by the shifr-bench crate; this file turns options into workloads and output.
+
+use crate::cli::BenchArgs;
+use anyhow::{anyhow, bail, Context, Result};
+use shifr::catalog::{self, AlgInfo};
+use shifr::cpu::Backend;
+use shifr_bench::peers;
+use shifr_bench::report;
+use shifr_bench::run::{Config, Runner};
+use shifr_bench::{sizes, Row, Workload};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+/// Measured seconds per row by default, and with --quick.
+const SECONDS: f64 = 0.12;
+const QUICK_SECONDS: f64 = 0.04;
+
+pub fn run(args: &BenchArgs) -> Result<ExitCode> {
+    let algs = algorithms(args.alg.as_deref())?;
+    let sizes = match &args.size {
+        Some(list) => sizes::parse_list(list).map_err(|e| anyhow!(e))?,
+        None if args.quick => sizes::QUICK.to_vec(),
+        None => sizes::DEFAULT.to_vec(),
+    };
+    let threads = thread_counts(&args.threads)?;
+    if args.streams == 0 {
+        bail!("--streams must be at least 1");
+    }
+    let backend = backend(args.backend.as_deref())?;
+    let seconds = args
+        .seconds
+        .unwrap_or(if args.quick { QUICK_SECONDS } else { SECONDS });
+    if !(seconds.is_finite() && seconds > 0.0) {
+        bail!("--seconds must be a positive number");
+    }
+    let mut notes: Vec<String> = Vec::new();
+    let mut chosen = Vec::new();
+    for p in peers::parse_list(&args.peers).map_err(|e| anyhow!(e))? {
+        match p.available() {
+            Ok(()) => chosen.push(p),
+            Err(why) => notes.push(format!("{}: {why}", p.name())),
+        }
+    }
+    let config = Config {
+        seconds,
+        samples: if args.quick { 3 } else { 5 },
+        peers: chosen,
+    };
+    let mut runner = Runner::new(config);
+
+    let total = algs.len() * sizes.len() * threads.len();
+    let progress = std::io::stderr().is_terminal();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut done = 0;
+    for alg in &algs {
+        for &bytes in &sizes {
+            for &t in &threads {
+                done += 1;
+                if progress {
+                    eprint!(
+                        "\r\x1b[K[{done}/{total}] {} {}",
+                        alg.name,
+                        sizes::human(bytes)
+                    );
+                }
+                let w = Workload {
+                    threads: t,
+                    streams: args.streams,
+                    backend,
+                    ..Workload::new(alg, bytes)
+                };
+                match runner.measure(&w) {
+                    Ok(m) => {
+                        rows.extend(m.rows);
+                        for n in m.notes {
+                            if !notes.contains(&n) {
+                                notes.push(n);
+                            }
+                        }
+                    }
+                    Err(e) => notes.push(format!(
+                        "{} at {} ({t} thread(s)): not measured: {e}",
+                        alg.name,
+                        sizes::human(bytes)
+                    )),
+                }
+            }
+        }
+    }
+    if progress {
+        eprint!("\r\x1b[K");
+    }
+
+    if let Some(path) = &args.csv {
+        std::fs::write(path, report::csv::render(&rows))
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(dir) = &args.plot {
+        report::plot::write_all(&rows, dir)
+            .with_context(|| format!("drawing charts into {}", dir.display()))?;
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", report::json::render(&rows))?;
+        for n in &notes {
+            eprintln!("shifr: note: {n}");
+        }
+    } else {
+        out.write_all(report::table::render(&rows).as_bytes())?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "MB/s = 10^6 bytes/s, median of up to {} interleaved samples after warm-up (MIN/MAX beside it); \
+             SHIFR/PEER = shifr MB/s / peer MB/s (above 1: shifr is faster).",
+            runner.config().samples
+        )?;
+        writeln!(out, "cycles: {}", runner.cycles_source())?;
+        writeln!(
+            out,
+            "energy: {}",
+            runner.energy_note().unwrap_or("RAPL package energy")
+        )?;
+        for n in &notes {
+            writeln!(out, "note: {n}")?;
+        }
+    }
+    if cfg!(debug_assertions) {
+        crate::report::warning(
+            "this shifr is a debug build: its numbers say nothing about speed (use --release)",
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The algorithms named by `--alg`, or every catalogue entry.
+fn algorithms(list: Option<&str>) -> Result<Vec<&'static AlgInfo>> {
+    match list {
+        None => Ok(catalog::all().iter().collect()),
+        Some(list) => list
+            .split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(|name| catalog::lookup(name).map_err(Into::into))
+            .collect(),
+    }
+}
+
+fn thread_counts(list: &str) -> Result<Vec<usize>> {
+    list.split(',')
+        .map(|s| match s.trim().parse::<usize>() {
+            Ok(n) if (1..=1024).contains(&n) => Ok(n),
+            _ => Err(anyhow!("bad thread count '{}' (1 to 1024)", s.trim())),
+        })
+        .collect()
+}
+
+/// The backend named by `--backend`: it must exist and run on this CPU. It is also exported as
+/// `SHIFR_BACKEND`, so that algorithms chosen through `cpu::select` follow it.
+fn backend(name: Option<&str>) -> Result<Option<Backend>> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    let known: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();
+    let b = Backend::from_name(name)
+        .ok_or_else(|| anyhow!("unknown backend '{name}' (shifr has: {})", known.join(", ")))?;
+    if !b.is_supported() {
+        bail!("backend '{}' is not supported by this CPU", b.name());
+    }
+    // Single-threaded here: nothing else reads the environment concurrently.
+    std::env::set_var("SHIFR_BACKEND", b.name());
+    Ok(Some(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shifr_bench::peers::Peer;
+
+    #[test]
+    fn option_parsing() {
+        assert_eq!(thread_counts("1,2").unwrap(), vec![1, 2]);
+        assert!(thread_counts("0").is_err());
+        assert!(backend(Some("gpu")).is_err());
+        assert_eq!(algorithms(None).unwrap().len(), catalog::all().len());
+        assert!(algorithms(Some("aes-128-ctr,nope")).is_err());
+    }
+
+    #[test]
+    fn every_peer_name_is_accepted() {
+        let names: Vec<&str> = Peer::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(
+            peers::parse_list(&names.join(",")).unwrap(),
+            Peer::ALL.to_vec()
+        );
+    }
+}
