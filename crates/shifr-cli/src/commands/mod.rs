@@ -3,6 +3,7 @@
 mod cipher;
 mod kat;
 mod list;
+mod study;
 
 use crate::cli::Command;
 use std::process::ExitCode;
@@ -13,5 +14,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::List => list::run(),
         Command::Kat(args) => kat::run(&args),
         Command::Cipher(args) => cipher::run(&args),
+        Command::Study(args) => study::run(&args),
     }
 }

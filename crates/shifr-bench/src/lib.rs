@@ -1,0 +1,3 @@
+//! shifr-bench: measurement of shifr's ciphers and the seed-study reproductions.
+
+pub mod study;
