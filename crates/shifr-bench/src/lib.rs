@@ -1,3 +1,53 @@
-//! shifr-bench: measurement of shifr's ciphers and the seed-study reproductions.
+//! shifr-bench: the measurement library behind `shifr bench` and `shifr study`.
+//!
+//! The method (docs/BENCHMARKS.md has the long form): every row measures shifr and its peers
+//! ([`peers::Peer`]) on the same [`workload::Workload`] in the same process, interleaved sample by
+//! sample ([`run::Runner`]), each implementation over its own rotating buffers
+//! ([`buffers::BufferPool`]), after a warm-up; the reported MB/s (10^6 B/s) is the median sample with
+//! the minimum and maximum ([`stats::Summary`]). Cycles/byte come from the hardware counter when the
+//! kernel offers one and otherwise from a measured core clock ([`timer`]); CPU % from `getrusage`
+//! ([`rusage`]); energy from RAPL where readable ([`energy`]). [`report`] writes tables, JSON, CSV and
+//! charts.
+//!
+//! ```no_run
+//! use shifr_bench::{run::{Config, Runner}, workload::Workload};
+//! let mut runner = Runner::new(Config::default());
+//! let alg = shifr::catalog::lookup("aes-128-gcm").unwrap();
+//! let measured = runner.measure(&Workload::new(alg, 16 * 1024)).unwrap();
+//! print!("{}", shifr_bench::report::table::render(&measured.rows));
+//! ```
 
+pub mod buffers;
+pub mod energy;
+pub mod peers;
+pub mod report;
+pub mod run;
+pub mod rusage;
+pub mod sizes;
+pub mod stats;
 pub mod study;
+pub mod timer;
+pub mod workload;
+
+pub use run::{Config, Measured, Row, Runner};
+pub use workload::{Direction, Workload};
+
+/// Errors of the measurement library.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// shifr refused a key, IV or parameter.
+    #[error(transparent)]
+    Shifr(#[from] shifr::Error),
+    /// The workload or option makes no sense (empty streams, unaligned ECB, ...).
+    #[error("{0}")]
+    Invalid(String),
+    /// An implementation does not offer this workload.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Writing a report failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// Drawing a chart failed.
+    #[error("chart: {0}")]
+    Plot(String),
+}

@@ -1,4 +1,5 @@
-//! PNG charts of the studies (plotters, bitmap back-end; text in the embedded DejaVu Sans Mono so that
+//! PNG charts of the studies (plotters, drawn into a pixel buffer and encoded with the png crate, as
+//! the library's `report::plot` does; text in the embedded DejaVu Sans Mono so that
 //! no system font library is needed): grouped bars by category, and lines or points over a numeric x.
 
 use plotters::prelude::*;
@@ -68,10 +69,25 @@ fn register_font() {
 /// Draws `chart` as a PNG of `width` × `height` pixels.
 pub fn write_png(chart: &Chart, path: &Path, (width, height): (u32, u32)) -> Result<(), String> {
     register_font();
-    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
-    draw(chart, &root).map_err(|e| format!("chart {}: {e}", path.display()))?;
-    root.present()
-        .map_err(|e| format!("chart {}: {e}", path.display()))
+    let fail = |e: String| format!("chart {}: {e}", path.display());
+    let mut pixels = vec![0u8; width as usize * height as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, (width, height)).into_drawing_area();
+        draw(chart, &root).map_err(|e| fail(e.to_string()))?;
+        root.present().map_err(|e| fail(e.to_string()))?;
+    }
+    encode_png(path, (width, height), &pixels).map_err(fail)
+}
+
+/// Encodes 8-bit RGB pixels as a PNG file.
+fn encode_png(path: &Path, (w, h): (u32, u32), rgb: &[u8]) -> Result<(), String> {
+    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut writer = enc.write_header().map_err(|e| e.to_string())?;
+    writer.write_image_data(rgb).map_err(|e| e.to_string())?;
+    writer.finish().map_err(|e| e.to_string())
 }
 
 fn draw<DB: DrawingBackend>(

@@ -3,13 +3,14 @@
 //!
 //! A "run" repeats the work until it has taken at least `min_run` (so that a 20-byte file is not timed
 //! from a single call), and its speed is bytes / seconds over that run. The median of the runs is the
-//! reported value; min and max are kept to show the spread.
+//! reported value; min and max are kept to show the spread. CPU time and energy come from the
+//! library's [`crate::rusage`] and [`crate::energy`].
 
-use std::path::{Path, PathBuf};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use super::rusage::process_cpu_seconds;
+use crate::energy::EnergyMeter;
+use crate::rusage::process_cpu_seconds;
 
 /// How long and how often to measure.
 #[derive(Debug, Clone, Copy)]
@@ -106,8 +107,8 @@ fn measure_runs(plan: &Plan, bytes_per_call: usize, mut batch: impl FnMut() -> u
         (start.elapsed().as_secs_f64(), calls)
     };
     run(&mut batch); // warm-up: caches, page faults, clock ramp-up
-    let energy = Rapl::open().ok();
-    let joules_before = energy.as_ref().and_then(|r| r.read_joules());
+    let energy = EnergyMeter::open().ok();
+    let joules_before = energy.as_ref().map(EnergyMeter::read);
     let cpu_before = process_cpu_seconds();
     let wall = Instant::now();
     let mut speeds = Vec::with_capacity(plan.runs);
@@ -122,7 +123,7 @@ fn measure_runs(plan: &Plan, bytes_per_call: usize, mut batch: impl FnMut() -> u
     let wall = wall.elapsed().as_secs_f64();
     let cpu = process_cpu_seconds() - cpu_before;
     let joules = match (energy.as_ref(), joules_before) {
-        (Some(r), Some(before)) => r.read_joules().map(|after| r.delta(before, after)),
+        (Some(meter), Some(before)) => Some(meter.joules_between(&before, &meter.read())),
         _ => None,
     };
     Sample {
@@ -150,88 +151,12 @@ pub fn median(values: &mut [f64]) -> f64 {
     }
 }
 
-/// The RAPL package-energy counters under /sys/class/powercap.
-#[derive(Debug)]
-pub struct Rapl {
-    /// (energy_uj file, wrap-around range in µJ) per package domain.
-    domains: Vec<(PathBuf, f64)>,
-}
-
-const POWERCAP: &str = "/sys/class/powercap";
-
-impl Rapl {
-    /// Opens every readable package domain (`intel-rapl:N` with name `package-*`); the error says why
-    /// energy cannot be measured here.
-    pub fn open() -> Result<Rapl, String> {
-        Rapl::open_at(Path::new(POWERCAP))
-    }
-
-    fn open_at(root: &Path) -> Result<Rapl, String> {
-        let entries = std::fs::read_dir(root).map_err(|_| {
-            format!(
-                "no RAPL: {} does not exist (no energy counters exposed, e.g. a VM)",
-                root.display()
-            )
-        })?;
-        let mut domains = Vec::new();
-        let mut unreadable = false;
-        for entry in entries.flatten() {
-            let dir = entry.path();
-            let name = std::fs::read_to_string(dir.join("name")).unwrap_or_default();
-            if !name.trim().starts_with("package") {
-                continue;
-            }
-            let energy = dir.join("energy_uj");
-            if std::fs::read_to_string(&energy).is_err() {
-                unreadable = true;
-                continue;
-            }
-            let range = std::fs::read_to_string(dir.join("max_energy_range_uj"))
-                .ok()
-                .and_then(|s| s.trim().parse::<f64>().ok())
-                .unwrap_or(f64::MAX);
-            domains.push((energy, range));
-        }
-        if domains.is_empty() {
-            return Err(if unreadable {
-                "no RAPL: energy_uj is not readable by this user (root only since Linux 5.10)"
-                    .into()
-            } else {
-                format!("no RAPL: no package domain under {}", root.display())
-            });
-        }
-        Ok(Rapl { domains })
-    }
-
-    /// Per-domain readings in joules.
-    fn read_joules(&self) -> Option<Vec<f64>> {
-        self.domains
-            .iter()
-            .map(|(path, _)| {
-                std::fs::read_to_string(path)
-                    .ok()?
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-                    .map(|uj| uj / 1e6)
-            })
-            .collect()
-    }
-
-    /// Joules between two readings, counting one wrap-around per domain.
-    fn delta(&self, before: Vec<f64>, after: Vec<f64>) -> f64 {
-        self.domains
-            .iter()
-            .zip(before.iter().zip(&after))
-            .map(|((_, range), (b, a))| if a >= b { a - b } else { a + range / 1e6 - b })
-            .sum()
-    }
-}
-
 /// Why energy is or is not reported on this machine, in one line.
 pub fn energy_status() -> String {
-    match Rapl::open() {
-        Ok(r) => format!("RAPL package energy ({} domain(s))", r.domains.len()),
+    match EnergyMeter::open() {
+        Ok(_) => {
+            "RAPL package energy (whole package: every core and whatever else runs)".to_string()
+        }
         Err(why) => why,
     }
 }
@@ -267,21 +192,5 @@ mod tests {
             }
         });
         assert!(t.mb_s > 0.0);
-    }
-
-    #[test]
-    fn rapl_absence_is_explained() {
-        let missing = Path::new("/nonexistent/powercap");
-        let err = Rapl::open_at(missing).unwrap_err();
-        assert!(err.contains("does not exist"), "{err}");
-        let empty = std::env::temp_dir().join(format!("shifr-rapl-{}", std::process::id()));
-        std::fs::create_dir_all(empty.join("intel-rapl:0")).unwrap();
-        std::fs::write(empty.join("intel-rapl:0/name"), "package-0\n").unwrap();
-        std::fs::write(empty.join("intel-rapl:0/energy_uj"), "1000000\n").unwrap();
-        std::fs::write(empty.join("intel-rapl:0/max_energy_range_uj"), "5000000\n").unwrap();
-        let r = Rapl::open_at(&empty).unwrap();
-        assert_eq!(r.read_joules(), Some(vec![1.0]));
-        assert_eq!(r.delta(vec![4.0], vec![1.0]), 2.0);
-        std::fs::remove_dir_all(&empty).unwrap();
     }
 }

@@ -18,7 +18,6 @@ pub mod kuznyechik_platforms;
 pub mod markdown;
 pub mod measure;
 pub mod progress;
-mod rusage;
 pub mod seeds;
 pub mod tls_table;
 pub mod verdict;

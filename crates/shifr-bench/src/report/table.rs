@@ -1,0 +1,121 @@
+//! The aligned text table `shifr bench` prints.
+
+use crate::run::Row;
+use crate::sizes::human;
+
+fn num(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The rows as an aligned table, one line per row, with a header.
+pub fn render(rows: &[Row]) -> String {
+    let header = [
+        "ALGORITHM",
+        "IMPL",
+        "BACKEND",
+        "SIZE",
+        "THR",
+        "STR",
+        "MB/s",
+        "MIN",
+        "MAX",
+        "CYC/B",
+        "CPU%",
+        "J/GB",
+        "SHIFR/PEER",
+    ]
+    .map(String::from);
+    let body: Vec<[String; 13]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.algorithm.clone(),
+                r.implementation.clone(),
+                r.backend.clone(),
+                human(r.bytes),
+                r.threads.to_string(),
+                r.streams.to_string(),
+                num(r.mb_s),
+                num(r.mb_s_min),
+                num(r.mb_s_max),
+                r.cycles_per_byte.map_or("-".into(), num),
+                format!("{:.0}", r.cpu_percent),
+                r.joules_per_gb.map_or("-".into(), num),
+                r.ratio_vs_shifr
+                    .map_or(String::new(), |x| format!("{x:.2}x")),
+            ]
+        })
+        .collect();
+    let mut widths = [0usize; 13];
+    for line in std::iter::once(&header).chain(&body) {
+        for (w, cell) in widths.iter_mut().zip(line) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for line in std::iter::once(&header).chain(&body) {
+        let mut text = String::new();
+        for (i, (w, cell)) in widths.iter().zip(line).enumerate() {
+            // Text columns left-aligned, numbers right-aligned.
+            if i < 3 {
+                text.push_str(&format!("{cell:<w$}  "));
+            } else {
+                text.push_str(&format!("{cell:>w$}  "));
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn sample_rows() -> Vec<Row> {
+        let shifr = Row {
+            implementation: "shifr".into(),
+            algorithm: "aes-128-gcm".into(),
+            backend: "aesni".into(),
+            direction: "encrypt".into(),
+            bytes: 16384,
+            threads: 1,
+            streams: 1,
+            mb_s: 2000.0,
+            mb_s_min: 1900.0,
+            mb_s_max: 2100.0,
+            samples: 5,
+            cycles_per_byte: Some(1.5),
+            cycles_source: "core clock estimate".into(),
+            cpu_percent: 99.0,
+            joules_per_gb: None,
+            energy_note: Some("no RAPL, here".into()),
+            ratio_vs_shifr: None,
+        };
+        let peer = Row {
+            implementation: "openssl".into(),
+            backend: "libcrypto".into(),
+            mb_s: 4000.0,
+            ratio_vs_shifr: Some(0.5),
+            ..shifr.clone()
+        };
+        vec![shifr, peer]
+    }
+
+    #[test]
+    fn header_and_aligned_rows() {
+        let text = render(&sample_rows());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("ALGORITHM"));
+        assert!(lines[1].contains("16 KiB") && lines[1].contains("2000"));
+        assert!(lines[2].ends_with("0.50x"));
+    }
+}

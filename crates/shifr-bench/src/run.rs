@@ -1,0 +1,400 @@
+//! Measuring one workload: shifr and its peers side by side, interleaved.
+//!
+//! For each row every implementation ("contender") gets its own keyed ops (one per thread) and its
+//! own rotating buffers. Each contender is first warmed up and calibrated: it runs until it has spent
+//! a sample's worth of time, which also tells how many messages one timed sample needs. Then the
+//! samples are taken round by round, A B C, B C A, C A B, ..., so that a burst of noise from the rest
+//! of the machine hits every contender alike and the ratio between them holds. The reported MB/s is
+//! the median sample (10^6 bytes per second), with the minimum and maximum.
+
+use crate::buffers::BufferPool;
+use crate::energy::{joules_per_gb, EnergyMeter};
+use crate::peers::Peer;
+use crate::rusage::{cpu_percent, process_cpu_seconds};
+use crate::stats::Summary;
+use crate::timer::{CoreClock, CycleCounter};
+use crate::workload::{shifr_op, Op, Workload};
+use crate::BenchError;
+use std::time::Instant;
+
+/// How long and how often to measure.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Target measured seconds per row, all contenders together (warm-up comes on top).
+    pub seconds: f64,
+    /// Timed samples per contender (fewer when a single message takes longer than the budget
+    /// allows, but never fewer than [`MIN_SAMPLES`]).
+    pub samples: usize,
+    /// Peers measured beside shifr.
+    pub peers: Vec<Peer>,
+}
+
+/// The fewest samples a median is taken over.
+pub const MIN_SAMPLES: usize = 3;
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            seconds: 0.15,
+            samples: 5,
+            peers: Peer::ALL.to_vec(),
+        }
+    }
+}
+
+/// One line of results: one implementation on one workload.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Row {
+    /// `"shifr"` or the peer's name (`"openssl"`, `"openssl-gost"`, `"rustcrypto"`).
+    pub implementation: String,
+    /// Catalogue name of the algorithm.
+    pub algorithm: String,
+    /// The backend that ran (shifr: `aesni`, `avx2`, `portable`...; peers: their library).
+    pub backend: String,
+    /// `"encrypt"` or `"decrypt"`.
+    pub direction: String,
+    /// Message size in bytes.
+    pub bytes: usize,
+    /// Threads the message was split over.
+    pub threads: usize,
+    /// Independent streams (each its own key and IV).
+    pub streams: usize,
+    /// Median throughput, 10^6 bytes per second.
+    pub mb_s: f64,
+    /// Slowest sample.
+    pub mb_s_min: f64,
+    /// Fastest sample.
+    pub mb_s_max: f64,
+    /// Number of timed samples.
+    pub samples: usize,
+    /// Core cycles per byte (all threads' cycles), `None` if unknown.
+    pub cycles_per_byte: Option<f64>,
+    /// Where the cycles come from: `"perf_event"` or `"core clock estimate"`.
+    pub cycles_source: String,
+    /// Process CPU time over wall time during the samples, percent.
+    pub cpu_percent: f64,
+    /// Package energy per 10^9 bytes, `None` if the machine does not expose it.
+    pub joules_per_gb: Option<f64>,
+    /// Why `joules_per_gb` is missing, when it is.
+    pub energy_note: Option<String>,
+    /// shifr's MB/s over this implementation's (peers only): above 1, shifr is faster.
+    pub ratio_vs_shifr: Option<f64>,
+}
+
+/// The rows of one workload and the notes on what could not be measured.
+#[derive(Debug, Clone, Default)]
+pub struct Measured {
+    /// shifr first, then every peer that offers the algorithm.
+    pub rows: Vec<Row>,
+    /// "peer X: reason" for each requested peer without a row.
+    pub notes: Vec<String>,
+}
+
+/// The per-run state: clock estimate, cycle counter, energy meter.
+pub struct Runner {
+    config: Config,
+    clock: CoreClock,
+    cycles: Result<CycleCounter, String>,
+    energy: Result<EnergyMeter, String>,
+}
+
+impl Runner {
+    /// Measures the core clock and opens the counters. Must measure on the thread that created it
+    /// (the hardware cycle counter counts that thread).
+    pub fn new(config: Config) -> Runner {
+        Runner {
+            config,
+            clock: CoreClock::measure(),
+            cycles: CycleCounter::open(),
+            energy: EnergyMeter::open(),
+        }
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The measured core clock.
+    pub fn clock(&self) -> CoreClock {
+        self.clock
+    }
+
+    /// How cycles are obtained, with the reason when the hardware counter is not used.
+    pub fn cycles_source(&self) -> String {
+        match &self.cycles {
+            Ok(_) => {
+                "perf_event (hardware cycle counter; multi-threaded rows: core clock estimate)"
+                    .into()
+            }
+            Err(why) => format!(
+                "core clock estimate {:.2} GHz (dependent-add chain); {why}",
+                self.clock.hz / 1e9
+            ),
+        }
+    }
+
+    /// Why energy is not measured, if it is not.
+    pub fn energy_note(&self) -> Option<&str> {
+        self.energy.as_ref().err().map(String::as_str)
+    }
+
+    /// Measures shifr and every configured peer on `w`.
+    pub fn measure(&mut self, w: &Workload) -> Result<Measured, BenchError> {
+        w.validate()?;
+        let mut notes = Vec::new();
+        let mut contenders = vec![Contender::new("shifr", w, |w| shifr_op(w))?];
+        for &peer in &self.config.peers.clone() {
+            match Contender::new(peer.name(), w, |w| peer.op(w)) {
+                Ok(c) => contenders.push(c),
+                Err(e) => notes.push(format!("{}: {e}", peer.name())),
+            }
+        }
+        let rows = self.measure_contenders(w, &mut contenders)?;
+        Ok(Measured { rows, notes })
+    }
+
+    /// Measures arbitrary implementations of `w` (the first is the reference for the ratios):
+    /// each entry is a name and one op per thread.
+    pub fn measure_ops(
+        &mut self,
+        w: &Workload,
+        impls: Vec<(String, Vec<Box<dyn Op>>)>,
+    ) -> Result<Vec<Row>, BenchError> {
+        w.validate()?;
+        let mut contenders = impls
+            .into_iter()
+            .map(|(name, ops)| Contender::from_ops(name, w, ops))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.measure_contenders(w, &mut contenders)
+    }
+
+    fn measure_contenders(
+        &mut self,
+        w: &Workload,
+        contenders: &mut [Contender],
+    ) -> Result<Vec<Row>, BenchError> {
+        let n = contenders.len().max(1);
+        let per_sample = self.config.seconds / (self.config.samples.max(1) * n) as f64;
+        let mut samples = self.config.samples.max(MIN_SAMPLES);
+        for c in contenders.iter_mut() {
+            let per_message = c.calibrate(per_sample)?;
+            // A message slower than the budget: take fewer (but at least MIN_SAMPLES) samples.
+            let affordable = (self.config.seconds / (per_message * n as f64)) as usize;
+            samples = samples.min(affordable.max(MIN_SAMPLES));
+        }
+        for round in 0..samples {
+            for i in 0..n {
+                let c = &mut contenders[(round + i) % n];
+                c.sample(self.cycles.as_ref().ok(), self.energy.as_ref().ok())?;
+            }
+        }
+        let mut rows: Vec<Row> = contenders
+            .iter()
+            .map(|c| self.row(w, c))
+            .collect::<Result<_, _>>()?;
+        let reference = rows.first().map(|r| r.mb_s).unwrap_or(0.0);
+        for r in rows.iter_mut().skip(1) {
+            r.ratio_vs_shifr = (r.mb_s > 0.0).then(|| reference / r.mb_s);
+        }
+        Ok(rows)
+    }
+
+    fn row(&self, w: &Workload, c: &Contender) -> Result<Row, BenchError> {
+        let speeds: Vec<f64> = c
+            .samples
+            .iter()
+            .map(|s| s.bytes / s.seconds / 1e6)
+            .collect();
+        let summary = Summary::of(&speeds)
+            .ok_or_else(|| BenchError::Invalid(format!("{}: no samples", c.name)))?;
+        let counted: Vec<f64> = c
+            .samples
+            .iter()
+            .filter_map(|s| s.cycles.map(|cy| cy / s.bytes))
+            .collect();
+        let (cycles_per_byte, cycles_source) = match Summary::of(&counted) {
+            Some(s) if counted.len() == c.samples.len() => (Some(s.median), "perf_event"),
+            _ if summary.median > 0.0 => (
+                Some(self.clock.cycles(1.0, w.threads) / (summary.median * 1e6)),
+                "core clock estimate",
+            ),
+            _ => (None, "unknown"),
+        };
+        let wall: f64 = c.samples.iter().map(|s| s.seconds).sum();
+        let cpu: f64 = c.samples.iter().map(|s| s.cpu_seconds).sum();
+        let bytes: f64 = c.samples.iter().map(|s| s.bytes).sum();
+        let joules: Option<f64> = c.samples.iter().map(|s| s.joules).sum();
+        Ok(Row {
+            implementation: c.name.clone(),
+            algorithm: w.alg.name.to_string(),
+            backend: c.backend.clone(),
+            direction: w.direction.name().to_string(),
+            bytes: w.bytes,
+            threads: w.threads,
+            streams: w.streams,
+            mb_s: summary.median,
+            mb_s_min: summary.min,
+            mb_s_max: summary.max,
+            samples: summary.count,
+            cycles_per_byte,
+            cycles_source: cycles_source.to_string(),
+            cpu_percent: cpu_percent(cpu, wall),
+            joules_per_gb: joules.map(|j| joules_per_gb(j, bytes)),
+            energy_note: self.energy.as_ref().err().cloned(),
+            ratio_vs_shifr: None,
+        })
+    }
+}
+
+/// One timed sample.
+struct Sample {
+    seconds: f64,
+    bytes: f64,
+    cpu_seconds: f64,
+    cycles: Option<f64>,
+    joules: Option<f64>,
+}
+
+/// One thread's share of a contender: its op and its buffers.
+struct Worker {
+    op: Box<dyn Op>,
+    pool: BufferPool,
+}
+
+impl Worker {
+    fn run(&mut self, messages: usize) -> Result<(), BenchError> {
+        for _ in 0..messages {
+            self.op.run(self.pool.next_buffer())?;
+        }
+        Ok(())
+    }
+}
+
+/// One implementation of the workload, with its per-thread workers.
+struct Contender {
+    name: String,
+    backend: String,
+    workers: Vec<Worker>,
+    bytes: usize,
+    messages: usize,
+    samples: Vec<Sample>,
+}
+
+impl Contender {
+    fn new(
+        name: &str,
+        w: &Workload,
+        make: impl Fn(&Workload) -> Result<Box<dyn Op>, BenchError>,
+    ) -> Result<Contender, BenchError> {
+        let parts = w.thread_parts(w.alg.block_size.max(1));
+        let ops = parts
+            .iter()
+            .map(|&len| make(&Workload { bytes: len, ..*w }))
+            .collect::<Result<Vec<_>, _>>()?;
+        Contender::from_ops(name.to_string(), w, ops)
+    }
+
+    fn from_ops(
+        name: String,
+        w: &Workload,
+        ops: Vec<Box<dyn Op>>,
+    ) -> Result<Contender, BenchError> {
+        let parts = w.thread_parts(w.alg.block_size.max(1));
+        if ops.len() != parts.len() {
+            return Err(BenchError::Invalid(format!(
+                "{name}: {} ops for {} threads",
+                ops.len(),
+                parts.len()
+            )));
+        }
+        let backend = ops.first().map(|o| o.backend()).unwrap_or_default();
+        let workers = ops
+            .into_iter()
+            .zip(&parts)
+            .map(|(op, &len)| Worker {
+                op,
+                pool: BufferPool::new(len),
+            })
+            .collect();
+        Ok(Contender {
+            name,
+            backend,
+            workers,
+            bytes: w.bytes,
+            messages: 1,
+            samples: Vec::new(),
+        })
+    }
+
+    /// Runs `messages` messages on every worker (threads in parallel) and returns the wall seconds.
+    fn timed(&mut self, messages: usize) -> Result<f64, BenchError> {
+        let start = Instant::now();
+        if let [only] = &mut self.workers[..] {
+            only.run(messages)?;
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = self
+                    .workers
+                    .iter_mut()
+                    .map(|w| s.spawn(move || w.run(messages)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(BenchError::Invalid("a worker panicked".into()))
+                        })
+                    })
+                    .collect::<Result<Vec<()>, _>>()
+            })?;
+        }
+        Ok(start.elapsed().as_secs_f64())
+    }
+
+    /// Warm-up and calibration: doubles the message count until one batch takes a sample's time;
+    /// sets the messages per sample and returns the seconds per message.
+    fn calibrate(&mut self, per_sample: f64) -> Result<f64, BenchError> {
+        let mut messages = 1usize;
+        let mut spent = 0.0;
+        loop {
+            let t = self.timed(messages)?;
+            spent += t;
+            let per_message = t / messages as f64;
+            if t >= per_sample / 2.0 || spent >= per_sample * 2.0 || messages >= 1 << 26 {
+                self.messages = ((per_sample / per_message.max(1e-12)) as usize).max(1);
+                return Ok(per_message.max(1e-12));
+            }
+            messages *= 2;
+        }
+    }
+
+    fn sample(
+        &mut self,
+        counter: Option<&CycleCounter>,
+        energy: Option<&EnergyMeter>,
+    ) -> Result<(), BenchError> {
+        let single = self.workers.len() == 1;
+        let cycles_before = counter.filter(|_| single).and_then(|c| c.read().ok());
+        let energy_before = energy.map(|e| e.read());
+        let cpu_before = process_cpu_seconds();
+        let seconds = self.timed(self.messages)?;
+        let cpu_seconds = process_cpu_seconds() - cpu_before;
+        let cycles = match (counter, cycles_before) {
+            (Some(c), Some(b)) => c.read().ok().map(|a| a.saturating_sub(b) as f64),
+            _ => None,
+        };
+        let joules = match (energy, energy_before) {
+            (Some(e), Some(b)) => Some(e.joules_between(&b, &e.read())),
+            _ => None,
+        };
+        self.samples.push(Sample {
+            seconds: seconds.max(1e-9),
+            bytes: (self.messages * self.bytes) as f64,
+            cpu_seconds,
+            cycles,
+            joules,
+        });
+        Ok(())
+    }
+}
