@@ -207,7 +207,7 @@ pub fn verdicts(hardware: &[Row], software: &[Row]) -> Vec<Verdict> {
         (
             Outcome::from_count(agree, 4),
             format!(
-                "Percentages are AES's lead over ChaCha20-Poly1305; the seed's averages were {:.1} / {:.1} / {:.1} / {:.1} %. \
+                "Percentages are AES's lead over ChaCha20-Poly1305; averaged from the seed's table: {:.1} / {:.1} / {:.1} / {:.1} %. \
                  {agree} of 4 AES variants are faster here.",
                 seed_hw[0], seed_hw[1], seed_hw[2], seed_hw[3]
             ),
@@ -233,7 +233,7 @@ pub fn verdicts(hardware: &[Row], software: &[Row]) -> Vec<Verdict> {
         "Without hardware AES, ChaCha20 is faster than every AES variant",
         Outcome::from_count(agree, 4),
         format!(
-            "{numbers} (percentages are ChaCha20's lead; the seed's averages were {:.1} / {:.1} / {:.1} / {:.1} %; \
+            "{numbers} (percentages are ChaCha20's lead; averaged from the seed's table: {:.1} / {:.1} / {:.1} / {:.1} %; \
              ChaCha20 ran as {chacha_impl}, AES as constant-time bitsliced portable code — a table-based AES, \
              as in OpenSSL of 2017 on the seed's machines, is faster but leaks its key through the cache). \
              {agree} of 4 AES variants are slower than ChaCha20 here.",
