@@ -25,6 +25,7 @@ pub mod run;
 pub mod rusage;
 pub mod sizes;
 pub mod stats;
+pub mod study;
 pub mod timer;
 pub mod workload;
 

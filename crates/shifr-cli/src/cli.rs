@@ -25,6 +25,7 @@ pub enum Command {
     /// Encrypt or decrypt stdin to stdout (raw bytes, no container).
     Cipher(CipherArgs),
 <<<<<<< HEAD
+<<<<<<< HEAD
     // The container commands (docs/FORMAT.md); their arguments are in container_args.rs.
     /// Encrypt a file or stdin into a shifr container (authenticated, chunked, parallel).
     Encrypt(EncryptArgs),
@@ -84,6 +85,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
 >>>>>>> bench
+=======
+    /// Reproduce a seed study on this machine: report.md, CSV and PNG charts in --out.
+    Study(StudyArgs),
+>>>>>>> study
 }
 
 #[derive(Debug, Args)]
@@ -140,6 +145,42 @@ pub struct CipherArgs {
     /// OMAC-ACPKM: section T* of the key-derivation run, in bytes (default: --section).
     #[arg(long, value_name = "BYTES")]
     pub master_section: Option<usize>,
+}
+
+/// Arguments of `shifr study`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Studies: tls-table (seed 000: ChaCha20 vs AES, with and without AES-NI), files (seed 002: AES, 3DES, \
+ChaCha20 over 150 files), gost-streams (seed 001: multi-stream GOST 28147-89 / Magma, 1..N threads), \
+kuznyechik-platforms (seed 003: Kuznyechik per thread and per watt, cost per application).")]
+pub struct StudyArgs {
+    /// The study: tls-table, files, gost-streams or kuznyechik-platforms.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Directory for report.md, the CSV files and the PNG charts (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Fewer and shorter runs (tens of seconds per study).
+    #[arg(long)]
+    pub quick: bool,
+    /// The smallest configuration (for tests; the numbers mean nothing).
+    #[arg(long, conflicts_with = "quick")]
+    pub tiny: bool,
+    /// files: use the files in DIR instead of the generated 150-file corpus.
+    #[arg(long, value_name = "DIR")]
+    pub corpus: Option<PathBuf>,
+    /// files: every algorithm of `shifr list`, not only the seed's five.
+    #[arg(long)]
+    pub all: bool,
+    /// Most threads for the scaling studies (default: every hardware thread).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Extra backends, each measured in a child process under SHIFR_BACKEND (default: portable).
+    #[arg(long, value_name = "NAME,..", value_delimiter = ',')]
+    pub backend: Vec<String>,
+    /// Internal: measure only, writing the rows to DIR/part.json (used for child runs).
+    #[arg(long, hide = true)]
+    pub part: bool,
 }
 
 /// Parses the process arguments. Help and version requests are printed here; a usage error is

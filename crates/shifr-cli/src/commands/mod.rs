@@ -4,6 +4,7 @@ mod bench;
 mod cipher;
 mod kat;
 mod list;
+<<<<<<< HEAD
 // The container commands.
 mod decrypt;
 mod dump;
@@ -11,6 +12,9 @@ mod encrypt;
 mod info;
 mod keygen;
 mod restore;
+=======
+mod study;
+>>>>>>> study
 
 use crate::cli::Command;
 use crate::exit_status;
@@ -23,6 +27,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Kat(args) => kat::run(&args),
         Command::Cipher(args) => cipher::run(&args),
 <<<<<<< HEAD
+<<<<<<< HEAD
         // The container commands report their own errors, with distinct exit codes.
         Command::Encrypt(args) => exit_status::finish(encrypt::run(&args)),
         Command::Decrypt(args) => exit_status::finish(decrypt::run(&args)),
@@ -33,5 +38,8 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
 =======
         Command::Bench(args) => bench::run(&args),
 >>>>>>> bench
+=======
+        Command::Study(args) => study::run(&args),
+>>>>>>> study
     }
 }

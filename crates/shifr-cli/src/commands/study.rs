@@ -1,0 +1,72 @@
+//! `shifr study NAME --out DIR`: runs one of the seed studies of `shifr_bench::study` and prints the
+//! files it wrote and its verdicts.
+
+use crate::cli::StudyArgs;
+use anyhow::{anyhow, bail, Context, Result};
+use shifr::cpu::Backend;
+use shifr_bench::study::{self, Config, Scale, Study};
+use std::process::ExitCode;
+
+pub fn run(args: &StudyArgs) -> Result<ExitCode> {
+    let Some(which) = Study::from_name(&args.name) else {
+        let names: Vec<&str> = Study::ALL.iter().map(|s| s.name()).collect();
+        bail!(
+            "unknown study '{}' (one of: {})",
+            args.name,
+            names.join(", ")
+        );
+    };
+    let mut cfg = Config::new(&args.out);
+    cfg.scale = if args.tiny {
+        Scale::Tiny
+    } else if args.quick {
+        Scale::Quick
+    } else {
+        Scale::Full
+    };
+    cfg.corpus = args.corpus.clone();
+    cfg.all = args.all;
+    if let Some(n) = args.threads {
+        if n == 0 {
+            bail!("--threads must be at least 1");
+        }
+        cfg.max_threads = n;
+    }
+    if !args.backend.is_empty() {
+        cfg.backends = args
+            .backend
+            .iter()
+            .map(|name| {
+                let b = Backend::from_name(name.trim())
+                    .ok_or_else(|| anyhow!("unknown backend '{name}'"))?;
+                if b.is_supported() {
+                    Ok(b)
+                } else {
+                    Err(anyhow!("backend '{name}' is not available on this CPU"))
+                }
+            })
+            .collect::<Result<_>>()?;
+    }
+    cfg.exe =
+        Some(std::env::current_exe().context("cannot locate the shifr binary for child runs")?);
+    cfg.progress = !args.part;
+    cfg.command = command_line();
+    if args.part {
+        study::run_part(which, &cfg)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let outcome = study::run(which, &cfg)?;
+    for file in &outcome.files {
+        println!("wrote {}", file.display());
+    }
+    for v in &outcome.verdicts {
+        println!("{}: {}", v.claim, v.outcome);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The command as typed, for the report (`shifr` plus the arguments).
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    format!("shifr {}", args.join(" "))
+}
