@@ -24,8 +24,6 @@ pub enum Command {
     Kat(KatArgs),
     /// Encrypt or decrypt stdin to stdout (raw bytes, no container).
     Cipher(CipherArgs),
-<<<<<<< HEAD
-<<<<<<< HEAD
     // The container commands (docs/FORMAT.md); their arguments are in container_args.rs.
     /// Encrypt a file or stdin into a shifr container (authenticated, chunked, parallel).
     Encrypt(EncryptArgs),
@@ -39,9 +37,10 @@ pub enum Command {
     Info(InfoArgs),
     /// Create a random 32-byte key file (mode 0600) for --key-file.
     Keygen(KeygenArgs),
-=======
     /// Measure throughput, cycles/byte, CPU % and energy of every algorithm, beside OpenSSL and RustCrypto.
     Bench(BenchArgs),
+    /// Reproduce a seed study on this machine: report.md, CSV and PNG charts in --out.
+    Study(StudyArgs),
 }
 
 /// Arguments of `shifr bench` (method: docs/BENCHMARKS.md).
@@ -84,11 +83,6 @@ pub struct BenchArgs {
     /// Also draw charts (PNG and SVG) into DIR.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
->>>>>>> bench
-=======
-    /// Reproduce a seed study on this machine: report.md, CSV and PNG charts in --out.
-    Study(StudyArgs),
->>>>>>> study
 }
 
 #[derive(Debug, Args)]

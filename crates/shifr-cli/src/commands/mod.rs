@@ -4,7 +4,6 @@ mod bench;
 mod cipher;
 mod kat;
 mod list;
-<<<<<<< HEAD
 // The container commands.
 mod decrypt;
 mod dump;
@@ -12,9 +11,7 @@ mod encrypt;
 mod info;
 mod keygen;
 mod restore;
-=======
 mod study;
->>>>>>> study
 
 use crate::cli::Command;
 use crate::exit_status;
@@ -26,8 +23,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::List => list::run(),
         Command::Kat(args) => kat::run(&args),
         Command::Cipher(args) => cipher::run(&args),
-<<<<<<< HEAD
-<<<<<<< HEAD
         // The container commands report their own errors, with distinct exit codes.
         Command::Encrypt(args) => exit_status::finish(encrypt::run(&args)),
         Command::Decrypt(args) => exit_status::finish(decrypt::run(&args)),
@@ -35,11 +30,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Restore(args) => exit_status::finish(restore::run(&args)),
         Command::Info(args) => exit_status::finish(info::run(&args)),
         Command::Keygen(args) => exit_status::finish(keygen::run(&args)),
-=======
         Command::Bench(args) => bench::run(&args),
->>>>>>> bench
-=======
         Command::Study(args) => study::run(&args),
->>>>>>> study
     }
 }
