@@ -43,3 +43,4 @@ else
   echo "test.sh: no vector directory at $vectors (set SHIFR_VECTORS); KAT step not run" >&2
   exit 1
 fi
+scripts/cross-test.sh  # aarch64, armv7 and big-endian s390x under qemu-user (issue 8)

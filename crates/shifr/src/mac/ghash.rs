@@ -11,9 +11,14 @@
 //!   reduction. No table lookups and no branches on H or data.
 //! - **PCLMULQDQ** (`ghash_x86`, used for [`Backend::AesNi`]): carry-less multiply instructions,
 //!   eight blocks per reduction with the precomputed powers H^1..H^8.
+//! - **PMULL** (`ghash_aarch64`, used for [`Backend::ArmCrypto`]): the same scheme with the ARMv8
+//!   64-bit polynomial multiply.
 //!
 //! H and the running state are zeroized on drop.
 
+#[cfg(target_arch = "aarch64")]
+#[path = "ghash_aarch64.rs"]
+mod ghash_aarch64;
 #[cfg(target_arch = "x86_64")]
 #[path = "ghash_x86.rs"]
 mod ghash_x86;
@@ -26,7 +31,9 @@ use crate::Result;
 /// The backends GHASH offers on this target.
 #[cfg(target_arch = "x86_64")]
 const OFFERED: &[Backend] = &[Backend::AesNi];
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(target_arch = "aarch64")]
+const OFFERED: &[Backend] = &[Backend::ArmCrypto];
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const OFFERED: &[Backend] = &[];
 
 /// The hash key in the form each backend wants.
@@ -36,6 +43,8 @@ enum HashKey {
     Portable(u128),
     #[cfg(target_arch = "x86_64")]
     Clmul(Box<ghash_x86::ClmulKey>),
+    #[cfg(target_arch = "aarch64")]
+    Pmull(Box<ghash_aarch64::PmullKey>),
 }
 
 /// Incremental GHASH under a hash subkey H.
@@ -69,6 +78,12 @@ impl GHash {
                     .ok_or(crate::Error::BackendUnavailable(backend.name()))?;
                 Ok(GHash::with_key(HashKey::Clmul(Box::new(key))))
             }
+            #[cfg(target_arch = "aarch64")]
+            Backend::ArmCrypto => {
+                let key = ghash_aarch64::PmullKey::new(h)
+                    .ok_or(crate::Error::BackendUnavailable(backend.name()))?;
+                Ok(GHash::with_key(HashKey::Pmull(Box::new(key))))
+            }
             _ => Ok(GHash::portable(h)),
         }
     }
@@ -92,6 +107,8 @@ impl GHash {
             HashKey::Portable(_) => Backend::Portable,
             #[cfg(target_arch = "x86_64")]
             HashKey::Clmul(_) => Backend::AesNi,
+            #[cfg(target_arch = "aarch64")]
+            HashKey::Pmull(_) => Backend::ArmCrypto,
         }
     }
 
@@ -147,6 +164,8 @@ impl GHash {
             HashKey::Portable(h) => absorb_portable(*h, &mut self.state, blocks),
             #[cfg(target_arch = "x86_64")]
             HashKey::Clmul(key) => key.absorb(&mut self.state, blocks),
+            #[cfg(target_arch = "aarch64")]
+            HashKey::Pmull(key) => key.absorb(&mut self.state, blocks),
         }
     }
 }
@@ -251,6 +270,9 @@ mod tests {
             v.push(Backend::AesNi);
         } else {
             println!("PCLMULQDQ/AES-NI not available on this CPU: skipping that backend");
+        }
+        if Backend::ArmCrypto.is_supported() {
+            v.push(Backend::ArmCrypto);
         }
         v
     }

@@ -7,10 +7,15 @@
 //!   way. No secret-indexed table and no secret-dependent branch anywhere, key schedule included.
 //! - **AES-NI** (`x86_aesni`, x86-64 only): the AES round instructions, eight blocks interleaved;
 //!   also constant-time.
+//! - **ARMv8 crypto** (`aarch64_crypto`, AArch64 only, [`Backend::ArmCrypto`]): AESE/AESMC and
+//!   AESD/AESIMC, eight blocks interleaved; constant-time. Cores without the extension
+//!   (BCM2835-class, many Cortex-A53 SoCs without the licence) get the portable backend.
 //!
 //! `SHIFR_BACKEND=portable` forces the portable backend for [`Aes::new`]. Round keys are zeroized
 //! on drop.
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64_crypto;
 mod key_schedule;
 mod soft;
 #[cfg(target_arch = "x86_64")]
@@ -27,7 +32,9 @@ use soft::SoftAes;
 /// The backends AES offers on this target.
 #[cfg(target_arch = "x86_64")]
 const OFFERED: &[Backend] = &[Backend::AesNi];
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(target_arch = "aarch64")]
+const OFFERED: &[Backend] = &[Backend::ArmCrypto];
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const OFFERED: &[Backend] = &[];
 
 /// An AES key schedule for one of the backends.
@@ -36,6 +43,8 @@ enum Engine {
     Portable(Box<SoftAes>),
     #[cfg(target_arch = "x86_64")]
     AesNi(Box<x86_aesni::AesNi>),
+    #[cfg(target_arch = "aarch64")]
+    ArmCrypto(Box<aarch64_crypto::ArmAes>),
 }
 
 /// AES with a 128-, 192- or 256-bit key. Blocks are 16 bytes in wire order.
@@ -62,6 +71,8 @@ impl Aes {
             Engine::Portable(_) => Backend::Portable,
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(_) => Backend::AesNi,
+            #[cfg(target_arch = "aarch64")]
+            Engine::ArmCrypto(_) => Backend::ArmCrypto,
         }
     }
 
@@ -82,6 +93,11 @@ impl Aes {
             Backend::AesNi => Engine::AesNi(Box::new(
                 x86_aesni::AesNi::new(key).ok_or(Error::BackendUnavailable(backend.name()))?,
             )),
+            #[cfg(target_arch = "aarch64")]
+            Backend::ArmCrypto => Engine::ArmCrypto(Box::new(
+                aarch64_crypto::ArmAes::new(key)
+                    .ok_or(Error::BackendUnavailable(backend.name()))?,
+            )),
             _ => Engine::Portable(Box::new(SoftAes::new(key))),
         };
         Ok(Aes {
@@ -101,6 +117,8 @@ impl BlockCipher for Aes {
             Engine::Portable(e) => e.encrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(e) => e.encrypt_blocks(data),
+            #[cfg(target_arch = "aarch64")]
+            Engine::ArmCrypto(e) => e.encrypt_blocks(data),
         }
     }
 
@@ -109,6 +127,8 @@ impl BlockCipher for Aes {
             Engine::Portable(e) => e.decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(e) => e.decrypt_blocks(data),
+            #[cfg(target_arch = "aarch64")]
+            Engine::ArmCrypto(e) => e.decrypt_blocks(data),
         }
     }
 }
@@ -185,6 +205,9 @@ mod tests {
             v.push(Backend::AesNi);
         } else {
             println!("AES-NI not available on this CPU: skipping the AES-NI backend");
+        }
+        if Backend::ArmCrypto.is_supported() {
+            v.push(Backend::ArmCrypto);
         }
         v
     }

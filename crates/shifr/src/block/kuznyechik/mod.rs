@@ -7,10 +7,16 @@
 //! L's coefficients) and decryption the corresponding inverse tables; their lookups are indexed by key-
 //! and data-dependent bytes, which cache-timing attacks can observe.
 //!
+//! On AArch64, `aarch64_neon` is a constant-time backend (byte-sliced, S-box and GF(2^8)
+//! multiplications as TBL lookups in registers), chosen through `cpu::select` as
+//! [`crate::cpu::Backend::Neon`]; `SHIFR_BACKEND=portable` forces the tables.
+//!
 //! The reference transformations (`transform_s`, `transform_r`, `transform_l`, [`round_constant`],
 //! [`Kuznyechik::trace_block`]) follow the standard's definitions byte by byte and are independent of
 //! the tables; the known-answer tests check both.
 
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+mod aarch64_neon;
 mod soft;
 mod tables;
 
@@ -176,9 +182,17 @@ impl BlockCipher for Kuznyechik {
         BLOCK_SIZE
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        if aarch64_neon::selected() {
+            return aarch64_neon::encrypt_blocks(&self.keys, data);
+        }
         soft::encrypt_blocks(&self.keys, data);
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        if aarch64_neon::selected() {
+            return aarch64_neon::decrypt_blocks(&self.keys, data);
+        }
         soft::decrypt_blocks(&self.keys, &self.inv_keys, data);
     }
 }

@@ -18,7 +18,12 @@
 //! These secret-indexed lookups are NOT constant-time: cache-timing attacks can observe them.
 //! The SIMD work will add constant-time backends that keep the S-boxes in registers (byte shuffles),
 //! behind the same `encrypt_blocks` / `encrypt_lanes` calls.
+//! On AArch64, `aarch64_neon` is such a backend (TBL lookups in registers, eight blocks per pass),
+//! chosen through `cpu::select` as [`crate::cpu::Backend::Neon`]; `SHIFR_BACKEND=portable` forces
+//! the tables.
 
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+mod aarch64_neon;
 mod sbox;
 mod soft;
 
@@ -133,9 +138,17 @@ impl BlockCipher for Magma {
         BLOCK_SIZE
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        if aarch64_neon::selected() {
+            return aarch64_neon::encrypt_blocks(&self.core, Layout::BigEndian, data);
+        }
         self.core.encrypt_blocks(data);
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        if aarch64_neon::selected() {
+            return aarch64_neon::decrypt_blocks(&self.core, Layout::BigEndian, data);
+        }
         self.core.decrypt_blocks(data);
     }
 }
@@ -194,9 +207,17 @@ impl BlockCipher for Gost28147 {
         BLOCK_SIZE
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        if aarch64_neon::selected() {
+            return aarch64_neon::encrypt_blocks(&self.core, Layout::Gost89, data);
+        }
         self.core.encrypt_blocks(data);
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        if aarch64_neon::selected() {
+            return aarch64_neon::decrypt_blocks(&self.core, Layout::Gost89, data);
+        }
         self.core.decrypt_blocks(data);
     }
 }

@@ -1,8 +1,10 @@
 //! Chooses and runs the ChaCha20 key stream implementation: AVX2 (8 blocks per call) when the CPU
-//! has it, otherwise SSE2 (x86-64 baseline, 4 blocks), otherwise portable Rust. `SHIFR_BACKEND=
-//! portable` forces the portable code. Every engine fills the same [`BATCH_BYTES`]-byte batch, so
-//! the stream logic above it does not depend on the choice.
+//! has it, otherwise SSE2 (x86-64 baseline, 4 blocks); NEON (4 blocks) on AArch64; otherwise
+//! portable Rust. `SHIFR_BACKEND=portable` forces the portable code. Every engine fills the same
+//! [`BATCH_BYTES`]-byte batch, so the stream logic above it does not depend on the choice.
 
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+use super::aarch64_neon;
 use super::soft;
 #[cfg(target_arch = "x86_64")]
 use super::{x86_avx2, x86_sse2};
@@ -26,6 +28,9 @@ pub(super) enum Engine {
     /// AVX2 intrinsics (`x86_avx2.rs`); only constructed after AVX2 was detected.
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// AArch64 NEON intrinsics (`aarch64_neon.rs`, 4 blocks).
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    Neon,
 }
 
 // Engines hold no secrets; this lets the cipher derive `Zeroize` for all its fields.
@@ -37,7 +42,7 @@ impl Engine {
     /// The engine [`cpu::select`] picks: the fastest this CPU supports, unless `SHIFR_BACKEND`
     /// forces another (`portable`, `sse2`, `avx2`).
     pub(super) fn select() -> Engine {
-        Engine::for_backend(cpu::select(&[Backend::Sse2, Backend::Avx2]))
+        Engine::for_backend(cpu::select(&[Backend::Sse2, Backend::Avx2, Backend::Neon]))
     }
 
     /// The engine for a backend `cpu` has already checked; unknown ones fall back to portable.
@@ -47,6 +52,8 @@ impl Engine {
             Backend::Avx2 => Engine::Avx2,
             #[cfg(target_arch = "x86_64")]
             Backend::Sse2 => Engine::Sse2,
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Backend::Neon => Engine::Neon,
             _ => Engine::Portable,
         }
     }
@@ -62,6 +69,8 @@ impl Engine {
                 all.push(Engine::Avx2);
             }
         }
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        all.push(Engine::Neon);
         all
     }
 
@@ -73,6 +82,8 @@ impl Engine {
             Engine::Sse2 => "sse2",
             #[cfg(target_arch = "x86_64")]
             Engine::Avx2 => "avx2",
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Neon => "neon",
         }
     }
 
@@ -98,6 +109,13 @@ impl Engine {
                 const _: () = assert!(x86_avx2::BLOCKS == BATCH_BLOCKS);
                 // SAFETY: `Engine::Avx2` is only chosen after `cpu::features()` reported AVX2.
                 unsafe { x86_avx2::keystream(state, counter, out) }
+            }
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Neon => {
+                for (i, part) in out.chunks_exact_mut(64 * aarch64_neon::BLOCKS).enumerate() {
+                    let first = counter.wrapping_add((i * aarch64_neon::BLOCKS) as u32);
+                    aarch64_neon::keystream(state, first, part);
+                }
             }
         }
     }
