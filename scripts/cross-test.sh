@@ -97,6 +97,7 @@ for t in $targets; do
   # Without binfmt_misc (containers, CI) an emulated process cannot start another guest binary,
   # so the two tests that re-run their own binary with SHIFR_BACKEND set are skipped here; the kat
   # runs below force every backend through SHIFR_BACKEND instead.
+  # shellcheck disable=SC2046 # tests_for prints several arguments
   cargo test --quiet --target "$t" $(tests_for "$t") -- --skip environment_forces_portable_backend
   # The test profile (opt-level 2) shares the already built library with the tests above.
   cargo build --quiet --target "$t" --profile test -p shifr-cli
