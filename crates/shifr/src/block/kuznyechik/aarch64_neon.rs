@@ -6,11 +6,9 @@
 //!   TBL plus three TBX lookups (indices shifted by 64, 128, 192; out-of-range lanes keep their
 //!   value).
 //! - `L` / `L^-1`: sixteen `R` / `R^-1` steps. In byte-sliced form a step only computes one new
-//!   register, `l(a) = XOR_i c_i * a_i`, and renames the others. `l`'s coefficients are a
-//!   palindrome (c_i = c_14-i) with three ones, so by linearity `l` needs only seven products:
-//!   `c_i * (a_i ^ a_14-i)` for i < 6, `c_7 * a_7`, plus `a_6 ^ a_8 ^ a_15`. Multiplication by a
-//!   constant `c` in GF(2^8) is linear too, so `c * x = T_lo[x & 15] ^ T_hi[x >> 4]` with two
-//!   16-entry tables held in registers (one TBL each).
+//!   register, `l(a) = XOR_i c_i * a_i`, and renames the others. Multiplication by a constant
+//!   `c` in GF(2^8) is linear, so `c * x = T_lo[x & 15] ^ T_hi[x >> 4]` with two 16-entry tables held
+//!   in registers (one TBL each).
 //!
 //! Fewer than sixteen blocks are padded through a stack buffer. Compiled only for little-endian
 //! AArch64; NEON is part of the AArch64 baseline, and `cpu::select` offers the backend as
@@ -36,13 +34,6 @@ const BLOCKS: usize = 16;
 
 /// Sixteen registers: a byte-sliced group of blocks.
 type Slices = [uint8x16_t; 16];
-
-/// Positions `(i, 14 - i)` of `l` that share a coefficient other than one.
-const PAIRS: [(usize, usize); 6] = [(0, 14), (1, 13), (2, 12), (3, 11), (4, 10), (5, 9)];
-/// The unpaired position with a coefficient other than one.
-const SINGLE: usize = 7;
-/// Positions whose coefficient is one.
-const ONES: [usize; 3] = [6, 8, 15];
 
 /// Whether `cpu::select` picks this backend for Kuznyechik (decided once per process).
 pub(super) fn selected() -> bool {
@@ -83,10 +74,9 @@ fn store16(b: &mut [u8], v: uint8x16_t) {
 struct Constants {
     /// The S-box (PI or PI^-1) as four groups of four registers.
     sbox: [uint8x16x4_t; 4],
-    /// `mul_low[j][n] = c * n`, `mul_high[j][n] = c * (n << 4)` for the coefficient `c` of
-    /// `PAIRS[j]` (j < 6) and of `SINGLE` (j = 6).
-    mul_low: [uint8x16_t; 7],
-    mul_high: [uint8x16_t; 7],
+    /// `mul_low[i][n] = c_i * n`, `mul_high[i][n] = c_i * (n << 4)` for the coefficients of `l`.
+    mul_low: Slices,
+    mul_high: Slices,
 }
 
 impl Constants {
@@ -102,14 +92,13 @@ impl Constants {
                 load16(&t[48..64]),
             )
         };
-        let mut mul_low = [vdupq_n_u8(0); 7];
-        let mut mul_high = [vdupq_n_u8(0); 7];
-        let positions = PAIRS.iter().map(|&(i, _)| i).chain([SINGLE]);
-        for (j, c) in positions.map(|i| L_COEFFS[i]).enumerate() {
+        let mut mul_low = [vdupq_n_u8(0); 16];
+        let mut mul_high = [vdupq_n_u8(0); 16];
+        for (i, &c) in L_COEFFS.iter().enumerate() {
             let low: [u8; 16] = core::array::from_fn(|n| gf_mul(c, n as u8));
             let high: [u8; 16] = core::array::from_fn(|n| gf_mul(c, (n as u8) << 4));
-            mul_low[j] = load16(&low);
-            mul_high[j] = load16(&high);
+            mul_low[i] = load16(&low);
+            mul_high[i] = load16(&high);
         }
         Constants {
             sbox: [quarter(0), quarter(1), quarter(2), quarter(3)],
@@ -128,29 +117,28 @@ impl Constants {
         vqtbx4q_u8(r, self.sbox[3], vsubq_u8(x, vdupq_n_u8(192)))
     }
 
-    /// `c_j * x` for the coefficient `j` of `mul_low` / `mul_high`.
+    /// `l` over a window of sixteen byte-slices whose nibbles are split into `low` and `high`:
+    /// `XOR_i c_i * window_i` (coefficient `i` belongs to the wire-order position `i`).
     #[inline]
     #[target_feature(enable = "neon")]
-    fn mul(&self, j: usize, x: uint8x16_t) -> uint8x16_t {
-        let low = vandq_u8(x, vdupq_n_u8(0x0f));
-        let high = vshrq_n_u8::<4>(x);
-        veorq_u8(
-            vqtbl1q_u8(self.mul_low[j], low),
-            vqtbl1q_u8(self.mul_high[j], high),
-        )
-    }
-
-    /// `l(a) = XOR_i c_i * a_i` over sixteen byte-slices in wire order (see the module doc).
-    #[inline]
-    #[target_feature(enable = "neon")]
-    fn l(&self, a: &Slices) -> uint8x16_t {
-        let mut acc = veorq_u8(veorq_u8(a[ONES[0]], a[ONES[1]]), a[ONES[2]]);
-        acc = veorq_u8(acc, self.mul(6, a[SINGLE]));
-        for (j, &(i, k)) in PAIRS.iter().enumerate() {
-            acc = veorq_u8(acc, self.mul(j, veorq_u8(a[i], a[k])));
+    fn l(&self, low: &[uint8x16_t], high: &[uint8x16_t]) -> uint8x16_t {
+        let mut acc = vdupq_n_u8(0);
+        for i in 0..16 {
+            let p = veorq_u8(
+                vqtbl1q_u8(self.mul_low[i], low[i]),
+                vqtbl1q_u8(self.mul_high[i], high[i]),
+            );
+            acc = veorq_u8(acc, p);
         }
         acc
     }
+}
+
+/// Splits every slice into its low and high nibbles (the TBL indices of the multiplications).
+#[inline]
+#[target_feature(enable = "neon")]
+fn nibbles(x: uint8x16_t) -> (uint8x16_t, uint8x16_t) {
+    (vandq_u8(x, vdupq_n_u8(0x0f)), vshrq_n_u8::<4>(x))
 }
 
 /// `L = R^16`. `R` puts `l(a)` in front and shifts the others back, so with a 32-slice window the
@@ -158,13 +146,16 @@ impl Constants {
 #[inline]
 #[target_feature(enable = "neon")]
 fn linear(c: &Constants, x: &mut Slices) {
-    let mut window = [vdupq_n_u8(0); 32];
-    window[16..].copy_from_slice(x);
-    for p in (0..16).rev() {
-        let a: Slices = core::array::from_fn(|i| window[p + 1 + i]);
-        window[p] = c.l(&a);
+    let mut low = [vdupq_n_u8(0); 32];
+    let mut high = [vdupq_n_u8(0); 32];
+    for i in 0..16 {
+        (low[16 + i], high[16 + i]) = nibbles(x[i]);
     }
-    x.copy_from_slice(&window[..16]);
+    for p in (0..16).rev() {
+        let new = c.l(&low[p + 1..p + 17], &high[p + 1..p + 17]);
+        x[p] = new;
+        (low[p], high[p]) = nibbles(new);
+    }
 }
 
 /// `L^-1 = (R^-1)^16`. `R^-1` drops the front slice and appends `l(a_14, ..., a_0, a_15)`: the
@@ -173,11 +164,23 @@ fn linear(c: &Constants, x: &mut Slices) {
 #[target_feature(enable = "neon")]
 fn linear_inv(c: &Constants, x: &mut Slices) {
     let mut window = [vdupq_n_u8(0); 32];
-    window[..16].copy_from_slice(x);
+    let mut low = [vdupq_n_u8(0); 32];
+    let mut high = [vdupq_n_u8(0); 32];
+    for i in 0..16 {
+        window[i] = x[i];
+        (low[i], high[i]) = nibbles(x[i]);
+    }
     for p in 0..16 {
         // The rotated view a_14..a_0, a_15 = window[p+1..p+16], window[p].
-        let a: Slices = core::array::from_fn(|i| window[p + (i + 1) % 16]);
-        window[p + 16] = c.l(&a);
+        let mut lo: [uint8x16_t; 16] = [vdupq_n_u8(0); 16];
+        let mut hi: [uint8x16_t; 16] = [vdupq_n_u8(0); 16];
+        lo[..15].copy_from_slice(&low[p + 1..p + 16]);
+        hi[..15].copy_from_slice(&high[p + 1..p + 16]);
+        lo[15] = low[p];
+        hi[15] = high[p];
+        let new = c.l(&lo, &hi);
+        window[p + 16] = new;
+        (low[p + 16], high[p + 16]) = nibbles(new);
     }
     x.copy_from_slice(&window[16..]);
 }
@@ -292,25 +295,6 @@ mod tests {
             *seed ^= *seed << 17;
             *b = (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8;
         }
-    }
-
-    /// The grouping `l` relies on covers every position once and matches `l`'s coefficients.
-    #[test]
-    fn coefficient_groups_match_l() {
-        let mut seen = [0u8; 16];
-        for &(i, k) in &PAIRS {
-            assert_eq!(L_COEFFS[i], L_COEFFS[k], "positions {i} and {k}");
-            assert_ne!(L_COEFFS[i], 1);
-            seen[i] += 1;
-            seen[k] += 1;
-        }
-        assert_ne!(L_COEFFS[SINGLE], 1);
-        seen[SINGLE] += 1;
-        for &i in &ONES {
-            assert_eq!(L_COEFFS[i], 1, "position {i}");
-            seen[i] += 1;
-        }
-        assert_eq!(seen, [1; 16]);
     }
 
     /// NEON against the portable tables on random keys, every length from 0 to 33 blocks plus odd
