@@ -14,9 +14,14 @@
 //! - **VPCLMULQDQ** (`ghash_x86::WideKey`, used for [`Backend::Avx512`]): the same on 512-bit
 //!   registers, sixteen blocks per reduction with H^1..H^16. ([`Backend::Vaes`], the 256-bit AES
 //!   backend, uses the PCLMULQDQ path.)
+//! - **PMULL** (`ghash_aarch64`, used for [`Backend::ArmCrypto`]): the same scheme with the ARMv8
+//!   64-bit polynomial multiply.
 //!
 //! H and the running state are zeroized on drop.
 
+#[cfg(target_arch = "aarch64")]
+#[path = "ghash_aarch64.rs"]
+mod ghash_aarch64;
 #[cfg(target_arch = "x86_64")]
 #[path = "ghash_x86.rs"]
 mod ghash_x86;
@@ -29,7 +34,9 @@ use crate::Result;
 /// The backends GHASH offers on this target.
 #[cfg(target_arch = "x86_64")]
 const OFFERED: &[Backend] = &[Backend::AesNi, Backend::Vaes, Backend::Avx512];
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(target_arch = "aarch64")]
+const OFFERED: &[Backend] = &[Backend::ArmCrypto];
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const OFFERED: &[Backend] = &[];
 
 /// The hash key in the form each backend wants.
@@ -41,6 +48,8 @@ enum HashKey {
     Clmul(Box<ghash_x86::ClmulKey>, Backend),
     #[cfg(target_arch = "x86_64")]
     Wide(Box<ghash_x86::WideKey>),
+    #[cfg(target_arch = "aarch64")]
+    Pmull(Box<ghash_aarch64::PmullKey>),
 }
 
 /// Incremental GHASH under a hash subkey H.
@@ -82,6 +91,12 @@ impl GHash {
                     .ok_or(crate::Error::BackendUnavailable(backend.name()))?;
                 Ok(GHash::with_key(HashKey::Wide(Box::new(key))))
             }
+            #[cfg(target_arch = "aarch64")]
+            Backend::ArmCrypto => {
+                let key = ghash_aarch64::PmullKey::new(h)
+                    .ok_or(crate::Error::BackendUnavailable(backend.name()))?;
+                Ok(GHash::with_key(HashKey::Pmull(Box::new(key))))
+            }
             _ => Ok(GHash::portable(h)),
         }
     }
@@ -107,6 +122,8 @@ impl GHash {
             HashKey::Clmul(_, b) => b,
             #[cfg(target_arch = "x86_64")]
             HashKey::Wide(_) => Backend::Avx512,
+            #[cfg(target_arch = "aarch64")]
+            HashKey::Pmull(_) => Backend::ArmCrypto,
         }
     }
 
@@ -164,11 +181,15 @@ impl GHash {
             HashKey::Clmul(key, _) => key.absorb(&mut self.state, blocks),
             #[cfg(target_arch = "x86_64")]
             HashKey::Wide(key) => key.absorb(&mut self.state, blocks),
+            #[cfg(target_arch = "aarch64")]
+            HashKey::Pmull(key) => key.absorb(&mut self.state, blocks),
         }
     }
 }
 
 impl Drop for GHash {
+    // On targets with no hardware GHASH the portable key is the only variant.
+    #[allow(irrefutable_let_patterns)]
     fn drop(&mut self) {
         if let HashKey::Portable(h) = &mut self.key {
             h.zeroize();
@@ -273,6 +294,9 @@ mod tests {
                     b.name()
                 );
             }
+        }
+        if Backend::ArmCrypto.is_supported() {
+            v.push(Backend::ArmCrypto);
         }
         v
     }

@@ -10,6 +10,9 @@
 //! - **VAES** (`x86_vaes`): the same rounds on 256-bit registers ([`Backend::Vaes`], two blocks per
 //!   register) or 512-bit registers ([`Backend::Avx512`], four blocks; offered when the CPU has
 //!   VAES and AVX-512), eight registers in flight; constant-time.
+//! - **ARMv8 crypto** (`aarch64_crypto`, AArch64 only, [`Backend::ArmCrypto`]): AESE/AESMC and
+//!   AESD/AESIMC, eight blocks interleaved; constant-time. Cores without the extension
+//!   (BCM2835-class, many Cortex-A53 SoCs without the licence) get the portable backend.
 //!
 //! Multi-stream calls ([`BlockCipher::encrypt_lanes`] / `decrypt_lanes`, used by multi-stream CBC,
 //! CFB and OMAC) run eight independently keyed blocks interleaved on AES-NI, each lane's round keys
@@ -18,6 +21,8 @@
 //! `SHIFR_BACKEND=portable|aesni|vaes|avx512` forces a backend for [`Aes::new`]. Round keys are
 //! zeroized on drop.
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64_crypto;
 mod key_schedule;
 mod soft;
 #[cfg(target_arch = "x86_64")]
@@ -45,7 +50,11 @@ fn offered() -> &'static [Backend] {
         &ALL[..2]
     }
 }
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(target_arch = "aarch64")]
+fn offered() -> &'static [Backend] {
+    &[Backend::ArmCrypto]
+}
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 fn offered() -> &'static [Backend] {
     &[]
 }
@@ -58,6 +67,8 @@ enum Engine {
     AesNi(Box<x86_aesni::AesNi>),
     #[cfg(target_arch = "x86_64")]
     Vaes(Box<x86_vaes::Vaes>),
+    #[cfg(target_arch = "aarch64")]
+    ArmCrypto(Box<aarch64_crypto::ArmAes>),
 }
 
 /// AES with a 128-, 192- or 256-bit key. Blocks are 16 bytes in wire order.
@@ -89,6 +100,8 @@ impl Aes {
                 x86_vaes::Width::Y256 => Backend::Vaes,
                 x86_vaes::Width::Z512 => Backend::Avx512,
             },
+            #[cfg(target_arch = "aarch64")]
+            Engine::ArmCrypto(_) => Backend::ArmCrypto,
         }
     }
 
@@ -167,6 +180,11 @@ impl Aes {
                         .ok_or(Error::BackendUnavailable(backend.name()))?,
                 ))
             }
+            #[cfg(target_arch = "aarch64")]
+            Backend::ArmCrypto => Engine::ArmCrypto(Box::new(
+                aarch64_crypto::ArmAes::new(key)
+                    .ok_or(Error::BackendUnavailable(backend.name()))?,
+            )),
             _ => Engine::Portable(Box::new(SoftAes::new(key))),
         };
         Ok(Aes {
@@ -188,6 +206,8 @@ impl BlockCipher for Aes {
             Engine::AesNi(e) => e.encrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes(e) => e.encrypt_blocks(data),
+            #[cfg(target_arch = "aarch64")]
+            Engine::ArmCrypto(e) => e.encrypt_blocks(data),
         }
     }
 
@@ -198,6 +218,8 @@ impl BlockCipher for Aes {
             Engine::AesNi(e) => e.decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes(e) => e.decrypt_blocks(data),
+            #[cfg(target_arch = "aarch64")]
+            Engine::ArmCrypto(e) => e.decrypt_blocks(data),
         }
     }
 
@@ -296,6 +318,9 @@ mod tests {
             } else {
                 println!("{} not available on this CPU: skipping it", b.name());
             }
+        }
+        if Backend::ArmCrypto.is_supported() {
+            v.push(Backend::ArmCrypto);
         }
         v
     }

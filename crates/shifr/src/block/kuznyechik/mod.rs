@@ -17,10 +17,16 @@
 //! Multi-stream calls ([`BlockCipher::encrypt_lanes`]) run one block per cipher through the same
 //! kernels when every cipher has the same SIMD backend (each lane or interleaved block its own keys).
 //!
+//! On AArch64, `aarch64_neon` is a constant-time backend (byte-sliced, S-box and GF(2^8)
+//! multiplications as TBL lookups in registers), chosen through `cpu::select` as
+//! [`crate::cpu::Backend::Neon`]; `SHIFR_BACKEND=portable` forces the tables.
+//!
 //! The reference transformations (`transform_s`, `transform_r`, `transform_l`, [`round_constant`],
 //! [`Kuznyechik::trace_block`]) follow the standard's definitions byte by byte and are independent of
 //! the tables; the known-answer tests check both.
 
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+mod aarch64_neon;
 #[cfg(target_arch = "x86_64")]
 mod aes_field;
 mod soft;
@@ -266,7 +272,14 @@ impl BlockCipher for Kuznyechik {
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
         match &self.engine {
-            Engine::Portable => soft::encrypt_blocks(&self.keys, data),
+            Engine::Portable => {
+                // On AArch64 the portable engine runs the NEON backend when cpu::select chose it.
+                #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+                if aarch64_neon::selected() {
+                    return aarch64_neon::encrypt_blocks(&self.keys, data);
+                }
+                soft::encrypt_blocks(&self.keys, data)
+            }
             #[cfg(target_arch = "x86_64")]
             Engine::Avx2(k) => k.encrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
@@ -275,7 +288,13 @@ impl BlockCipher for Kuznyechik {
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
         match &self.engine {
-            Engine::Portable => soft::decrypt_blocks(&self.keys, &self.inv_keys, data),
+            Engine::Portable => {
+                #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+                if aarch64_neon::selected() {
+                    return aarch64_neon::decrypt_blocks(&self.keys, data);
+                }
+                soft::decrypt_blocks(&self.keys, &self.inv_keys, data)
+            }
             #[cfg(target_arch = "x86_64")]
             Engine::Avx2(k) => k.decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]

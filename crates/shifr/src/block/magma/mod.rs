@@ -22,11 +22,15 @@
 //! - `avx2` (`x86_avx2.rs`): eight blocks per register pair, S-boxes as 4-bit `vpshufb` lookups.
 //! - `avx512` (`x86_avx512.rs`, needs AVX512-VBMI): sixteen blocks per register, S-boxes as 64-entry
 //!   `vpermb` lookups, rotation with `vprold`.
+//! - `neon` (`aarch64_neon.rs`, AArch64 only): eight blocks per pass, S-boxes as TBL lookups into
+//!   registers; chosen through `cpu::select` as [`crate::cpu::Backend::Neon`].
 //!
 //! The SIMD backends keep the S-boxes in registers and use only instructions with data-independent
 //! timing: they are constant-time. Multi-stream calls ([`BlockCipher::encrypt_lanes`]) run one
 //! block per key in SIMD lanes when all keys share backend and S-box set.
 
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+mod aarch64_neon;
 mod engine;
 mod nibble;
 mod sbox;
@@ -165,9 +169,17 @@ impl BlockCipher for Magma {
         BLOCK_SIZE
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        if aarch64_neon::selected() {
+            return aarch64_neon::encrypt_blocks(&self.core, Layout::BigEndian, data);
+        }
         self.core.encrypt_blocks(data);
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        if aarch64_neon::selected() {
+            return aarch64_neon::decrypt_blocks(&self.core, Layout::BigEndian, data);
+        }
         self.core.decrypt_blocks(data);
     }
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
@@ -248,9 +260,17 @@ impl BlockCipher for Gost28147 {
         BLOCK_SIZE
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        if aarch64_neon::selected() {
+            return aarch64_neon::encrypt_blocks(&self.core, Layout::Gost89, data);
+        }
         self.core.encrypt_blocks(data);
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        if aarch64_neon::selected() {
+            return aarch64_neon::decrypt_blocks(&self.core, Layout::Gost89, data);
+        }
         self.core.decrypt_blocks(data);
     }
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {

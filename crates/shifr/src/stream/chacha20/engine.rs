@@ -1,8 +1,11 @@
 //! Chooses and runs the ChaCha20 key stream implementation: AVX-512 (16 blocks per call) or AVX2
-//! (8 blocks) when the CPU has them, otherwise SSE2 (x86-64 baseline, 4 blocks), otherwise portable
-//! Rust. `SHIFR_BACKEND=portable|sse2|avx2|avx512` forces one. Every engine fills the same [`BATCH_BYTES`]-byte batch, so
-//! the stream logic above it does not depend on the choice.
+//! (8 blocks) when the CPU has them, otherwise SSE2 (x86-64 baseline, 4 blocks); NEON (4 blocks) on
+//! AArch64; otherwise portable Rust. `SHIFR_BACKEND=portable|sse2|avx2|avx512|neon` forces one.
+//! Every engine fills the same [`BATCH_BYTES`]-byte batch, so the stream logic above it does not
+//! depend on the choice.
 
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+use super::aarch64_neon;
 use super::soft;
 #[cfg(target_arch = "x86_64")]
 use super::{x86_avx2, x86_avx512, x86_sse2};
@@ -29,6 +32,9 @@ pub(super) enum Engine {
     /// AVX-512 F intrinsics (`x86_avx512.rs`); only constructed after AVX-512 was detected.
     #[cfg(target_arch = "x86_64")]
     Avx512,
+    /// AArch64 NEON intrinsics (`aarch64_neon.rs`, 4 blocks).
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    Neon,
 }
 
 // Engines hold no secrets; this lets the cipher derive `Zeroize` for all its fields.
@@ -44,6 +50,7 @@ impl Engine {
             Backend::Sse2,
             Backend::Avx2,
             Backend::Avx512,
+            Backend::Neon,
         ]))
     }
 
@@ -56,12 +63,16 @@ impl Engine {
             Backend::Avx2 => Engine::Avx2,
             #[cfg(target_arch = "x86_64")]
             Backend::Sse2 => Engine::Sse2,
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Backend::Neon => Engine::Neon,
             _ => Engine::Portable,
         }
     }
 
     /// Every engine usable on this CPU.
     #[cfg(test)]
+    // Targets without a SIMD engine push nothing more.
+    #[allow(unused_mut)]
     pub(super) fn available() -> Vec<Engine> {
         let mut all = vec![Engine::Portable];
         #[cfg(target_arch = "x86_64")]
@@ -74,6 +85,8 @@ impl Engine {
                 all.push(Engine::Avx512);
             }
         }
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        all.push(Engine::Neon);
         all
     }
 
@@ -87,6 +100,8 @@ impl Engine {
             Engine::Avx2 => "avx2",
             #[cfg(target_arch = "x86_64")]
             Engine::Avx512 => "avx512",
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Neon => "neon",
         }
     }
 
@@ -122,6 +137,13 @@ impl Engine {
                 const _: () = assert!(x86_avx512::BLOCKS == BATCH_BLOCKS);
                 // SAFETY: `Engine::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
                 unsafe { x86_avx512::keystream::<false>(state, counter, out) }
+            }
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Neon => {
+                for (i, part) in out.chunks_exact_mut(64 * aarch64_neon::BLOCKS).enumerate() {
+                    let first = counter.wrapping_add((i * aarch64_neon::BLOCKS) as u32);
+                    aarch64_neon::keystream(state, first, part);
+                }
             }
         }
     }

@@ -8,8 +8,8 @@
 //! [`Error::LengthLimit`] and changes nothing.
 //!
 //! Implementations (`engine.rs`): AVX-512 (16 blocks per call) or AVX2 (8 blocks) when the CPU
-//! has it, else SSE2
-//! (x86-64 baseline, 4 blocks), else portable Rust (4 blocks per call, `soft.rs`);
+//! has it, else SSE2 (x86-64 baseline, 4 blocks), NEON on AArch64 (4 blocks, `aarch64_neon.rs`),
+//! else portable Rust (4 blocks per call, `soft.rs`);
 //! `SHIFR_BACKEND=portable` forces the portable one. All are tested against each other.
 //!
 //! ChaCha20 is constant-time by construction (additions, XORs and fixed rotations only).
@@ -17,6 +17,8 @@
 //! The free functions ([`qr`], [`quarter_round`], [`setup_state`], [`rounds`], [`block`],
 //! [`hchacha20`]) expose the RFC's intermediate values for the known-answer tests.
 
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+mod aarch64_neon;
 mod engine;
 mod soft;
 #[cfg(target_arch = "x86_64")]

@@ -1,0 +1,165 @@
+//! AES with the ARMv8 cryptography extensions (AESE/AESMC, AESD/AESIMC), eight blocks interleaved
+//! per pass so that the pipelined AES units stay busy.
+//!
+//! AESE is AddRoundKey + SubBytes + ShiftRows (the key is XORed *first*, unlike x86's AESENC), so
+//! round `r` is `AESMC(AESE(s, k_r))` and the last round `AESE(s, k_{Nr-1}) ^ k_Nr`. Decryption runs
+//! the Equivalent Inverse Cipher (FIPS 197 Section 5.3.5) with AESD/AESIMC and round keys passed
+//! through InvMixColumns. Constant-time by construction: the AES instructions have data-independent
+//! timing, and the round keys come from the portable (constant-time) key schedule.
+
+use core::arch::aarch64::{
+    uint8x16_t, vaesdq_u8, vaeseq_u8, vaesimcq_u8, vaesmcq_u8, vdupq_n_u8, veorq_u8, vld1q_u8,
+    vst1q_u8,
+};
+
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use super::key_schedule::{expand_key, MAX_ROUND_KEYS};
+
+/// Blocks processed together in the main loop.
+const LANES: usize = 8;
+
+/// Encryption and decryption round keys in wire order. Holding one proves that the CPU has the AES
+/// instructions: [`ArmAes::new`] is the only constructor and checks it.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(super) struct ArmAes {
+    enc: [[u8; 16]; MAX_ROUND_KEYS],
+    dec: [[u8; 16]; MAX_ROUND_KEYS],
+    rounds: usize,
+}
+
+impl ArmAes {
+    /// Expands the key, or returns `None` when this CPU lacks the AES instructions.
+    pub(super) fn new(key: &[u8]) -> Option<ArmAes> {
+        if !crate::cpu::features().arm_aes {
+            return None;
+        }
+        let (enc, rounds) = expand_key(key);
+        let mut dec = [[0u8; 16]; MAX_ROUND_KEYS];
+        // SAFETY: AES instruction support was checked just above.
+        unsafe { inverse_round_keys(&enc, rounds, &mut dec) };
+        Some(ArmAes { enc, dec, rounds })
+    }
+
+    /// Encrypts every whole 16-byte block of `data` in place.
+    pub(super) fn encrypt_blocks(&self, data: &mut [u8]) {
+        // SAFETY: an `ArmAes` exists only if the CPU has the AES instructions (see `new`).
+        unsafe { encrypt_all(&self.enc, self.rounds, data) }
+    }
+
+    /// Decrypts every whole 16-byte block of `data` in place.
+    pub(super) fn decrypt_blocks(&self, data: &mut [u8]) {
+        // SAFETY: an `ArmAes` exists only if the CPU has the AES instructions (see `new`).
+        unsafe { decrypt_all(&self.dec, self.rounds, data) }
+    }
+}
+
+/// Loads the first 16 bytes of `b` (panics, never reads out of bounds, if `b` is shorter).
+#[inline(always)]
+fn load(b: &[u8]) -> uint8x16_t {
+    let b = &b[..16];
+    // SAFETY: `b` is exactly 16 readable bytes; `vld1q_u8` has no alignment requirement and NEON
+    // is part of the AArch64 baseline.
+    unsafe { vld1q_u8(b.as_ptr()) }
+}
+
+/// Stores `v` into the first 16 bytes of `b` (panics, never writes out of bounds, if shorter).
+#[inline(always)]
+fn store(b: &mut [u8], v: uint8x16_t) {
+    let b = &mut b[..16];
+    // SAFETY: `b` is exactly 16 writable bytes; `vst1q_u8` has no alignment requirement and NEON
+    // is part of the AArch64 baseline.
+    unsafe { vst1q_u8(b.as_mut_ptr(), v) }
+}
+
+#[inline]
+#[target_feature(enable = "neon")]
+fn load_keys(keys: &[[u8; 16]; MAX_ROUND_KEYS]) -> [uint8x16_t; MAX_ROUND_KEYS] {
+    let mut rk = [vdupq_n_u8(0); MAX_ROUND_KEYS];
+    for (r, k) in rk.iter_mut().zip(keys) {
+        *r = load(k);
+    }
+    rk
+}
+
+/// dec[0] = enc[Nr], dec[i] = InvMixColumns(enc[Nr - i]), dec[Nr] = enc[0].
+#[target_feature(enable = "aes")]
+fn inverse_round_keys(
+    enc: &[[u8; 16]; MAX_ROUND_KEYS],
+    rounds: usize,
+    dec: &mut [[u8; 16]; MAX_ROUND_KEYS],
+) {
+    dec[0] = enc[rounds];
+    for i in 1..rounds {
+        store(&mut dec[i], vaesimcq_u8(load(&enc[rounds - i])));
+    }
+    dec[rounds] = enc[0];
+}
+
+#[target_feature(enable = "aes")]
+fn encrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]) {
+    let rk = load_keys(keys);
+    let mut groups = data.chunks_exact_mut(16 * LANES);
+    for group in &mut groups {
+        encrypt_group::<LANES>(&rk, rounds, group);
+    }
+    for block in groups.into_remainder().chunks_exact_mut(16) {
+        encrypt_group::<1>(&rk, rounds, block);
+    }
+}
+
+#[target_feature(enable = "aes")]
+fn decrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]) {
+    let rk = load_keys(keys);
+    let mut groups = data.chunks_exact_mut(16 * LANES);
+    for group in &mut groups {
+        decrypt_group::<LANES>(&rk, rounds, group);
+    }
+    for block in groups.into_remainder().chunks_exact_mut(16) {
+        decrypt_group::<1>(&rk, rounds, block);
+    }
+}
+
+/// Encrypts `N` consecutive blocks of `chunk` (16 * N bytes), interleaving their rounds.
+#[inline]
+#[target_feature(enable = "aes")]
+fn encrypt_group<const N: usize>(
+    rk: &[uint8x16_t; MAX_ROUND_KEYS],
+    rounds: usize,
+    chunk: &mut [u8],
+) {
+    let mut s = [vdupq_n_u8(0); N];
+    for (v, b) in s.iter_mut().zip(chunk.chunks_exact(16)) {
+        *v = load(b);
+    }
+    for k in &rk[..rounds - 1] {
+        for v in s.iter_mut() {
+            *v = vaesmcq_u8(vaeseq_u8(*v, *k));
+        }
+    }
+    for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
+        store(b, veorq_u8(vaeseq_u8(*v, rk[rounds - 1]), rk[rounds]));
+    }
+}
+
+/// Decrypts `N` consecutive blocks of `chunk` with the Equivalent Inverse Cipher.
+#[inline]
+#[target_feature(enable = "aes")]
+fn decrypt_group<const N: usize>(
+    rk: &[uint8x16_t; MAX_ROUND_KEYS],
+    rounds: usize,
+    chunk: &mut [u8],
+) {
+    let mut s = [vdupq_n_u8(0); N];
+    for (v, b) in s.iter_mut().zip(chunk.chunks_exact(16)) {
+        *v = load(b);
+    }
+    for k in &rk[..rounds - 1] {
+        for v in s.iter_mut() {
+            *v = vaesimcq_u8(vaesdq_u8(*v, *k));
+        }
+    }
+    for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
+        store(b, veorq_u8(vaesdq_u8(*v, rk[rounds - 1]), rk[rounds]));
+    }
+}
