@@ -110,7 +110,7 @@ pub fn measure(cfg: &Config) -> Result<Vec<Row>, StudyError> {
                 cpu_percent: s.cpu_percent,
             })
         };
-        let s = one_buffer(&plan, threads, share, &magma);
+        let s = measure::encrypt_in_place(&plan, threads, share, &magma);
         push(WORKLOADS[0], threads, s);
         let s = measure::measure_threads(
             &plan,
@@ -149,29 +149,14 @@ pub fn measure(cfg: &Config) -> Result<Vec<Row>, StudyError> {
             },
         );
         push(WORKLOADS[2], sectors, s);
-        let s = one_buffer(&plan, threads, share, &aes_portable);
+        let s = measure::encrypt_in_place(&plan, threads, share, &aes_portable);
         push(AES_PORTABLE, threads, s);
         if aes_best.backend() != Backend::Portable {
-            let s = one_buffer(&plan, threads, share, &aes_best);
+            let s = measure::encrypt_in_place(&plan, threads, share, &aes_best);
             push(AES_HW, threads, s);
         }
     }
     Ok(rows)
-}
-
-fn one_buffer<C: BlockCipher>(
-    plan: &measure::Plan,
-    threads: usize,
-    bytes: usize,
-    c: &C,
-) -> measure::Sample {
-    measure::measure_threads(plan, threads, bytes, |_| {
-        let mut buf = vec![0u8; bytes];
-        move || {
-            c.encrypt_blocks(&mut buf);
-            std::hint::black_box(&buf);
-        }
-    })
 }
 
 /// Runs the study and writes the report.

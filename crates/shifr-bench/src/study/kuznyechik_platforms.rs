@@ -15,7 +15,6 @@ use serde::{Deserialize, Serialize};
 use shifr::block::aes::Aes;
 use shifr::block::kuznyechik::Kuznyechik;
 use shifr::block::magma::Magma;
-use shifr::block::BlockCipher;
 use shifr::cpu::{self, Backend};
 use shifr::stream::chacha20::ChaCha20;
 
@@ -82,11 +81,17 @@ pub fn measure(cfg: &Config) -> Result<Vec<Row>, StudyError> {
     for threads in thread_counts(cfg) {
         for cipher in CIPHERS {
             let (implementation, s) = match cipher {
-                "kuznyechik" => ("portable".to_string(), block(&plan, threads, bytes, &kuz)),
-                "magma" => ("portable".to_string(), block(&plan, threads, bytes, &magma)),
+                "kuznyechik" => (
+                    "portable".to_string(),
+                    measure::encrypt_in_place(&plan, threads, bytes, &kuz),
+                ),
+                "magma" => (
+                    "portable".to_string(),
+                    measure::encrypt_in_place(&plan, threads, bytes, &magma),
+                ),
                 "aes-256" => (
                     aes.backend().name().to_string(),
-                    block(&plan, threads, bytes, &aes),
+                    measure::encrypt_in_place(&plan, threads, bytes, &aes),
                 ),
                 _ => {
                     let s = measure::measure_threads(&plan, threads, bytes, |_| {
@@ -115,21 +120,6 @@ pub fn measure(cfg: &Config) -> Result<Vec<Row>, StudyError> {
         }
     }
     Ok(rows)
-}
-
-fn block<C: BlockCipher>(
-    plan: &measure::Plan,
-    threads: usize,
-    bytes: usize,
-    c: &C,
-) -> measure::Sample {
-    measure::measure_threads(plan, threads, bytes, |_| {
-        let mut buf = vec![0u8; bytes];
-        move || {
-            c.encrypt_blocks(&mut buf);
-            std::hint::black_box(&buf);
-        }
-    })
 }
 
 /// Runs the study and writes the report.

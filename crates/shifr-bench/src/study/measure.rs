@@ -161,6 +161,23 @@ pub fn energy_status() -> String {
     }
 }
 
+/// Measures `threads` threads each encrypting its own `bytes`-byte buffer in place with `c`
+/// (ECB over whole blocks): the single-buffer workload the studies share.
+pub fn encrypt_in_place<C: shifr::block::BlockCipher>(
+    plan: &Plan,
+    threads: usize,
+    bytes: usize,
+    c: &C,
+) -> Sample {
+    measure_threads(plan, threads, bytes, |_| {
+        let mut buf = vec![0u8; bytes];
+        move || {
+            c.encrypt_blocks(&mut buf);
+            std::hint::black_box(&buf);
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
