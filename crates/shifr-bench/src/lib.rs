@@ -20,6 +20,7 @@
 pub mod buffers;
 pub mod energy;
 pub mod peers;
+mod png_file;
 pub mod report;
 pub mod run;
 pub mod rusage;

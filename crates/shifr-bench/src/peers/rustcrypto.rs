@@ -1,5 +1,5 @@
-//! The RustCrypto crates (aes, des, magma, kuznyechik, chacha20, aes-gcm, chacha20poly1305 with the
-//! ecb, cbc, cfb-mode, cfb8, ofb, ctr and cmac mode crates), keyed once. Block modes keep their
+//! The RustCrypto crates (aes, des, magma, kuznyechik, chacha20, aes-gcm, chacha20poly1305, mgm with
+//! the ecb, cbc, cfb-mode, cfb8, ofb, ctr and cmac mode crates), keyed once. Block modes keep their
 //! chaining state from message to message, as OpenSSL's contexts do; AEADs seal a whole message.
 
 use crate::workload::{bench_aad, bench_iv, bench_key, Op};
@@ -34,6 +34,8 @@ pub fn op(alg: &AlgInfo, stream: usize) -> Result<Box<dyn Op>, String> {
             &iv,
         ),
         "aes-256-gcm" => aead_op(aes_gcm::Aes256Gcm::new_from_slice(&key), &iv),
+        "magma-mgm" => mgm_op("magma", &key, &iv),
+        "kuznyechik-mgm" => mgm_op("kuznyechik", &key, &iv),
         "des-ede3" => tdes3("ecb", &key, &iv),
         "des-ede" => tdes2("ecb", &key, &iv),
         _ => {
@@ -97,6 +99,28 @@ fn aead_op<A: AeadInPlace + Send + 'static, E: core::fmt::Display>(
         })
         .map_err(|e| e.to_string()),
     )
+}
+
+/// RustCrypto's MGM (the `mgm` crate, of the cipher-0.3 generation) over Magma or Kuznyechik.
+fn mgm_op(cipher: &str, key: &[u8], nonce: &[u8]) -> Made {
+    use mgm::aead::generic_array::GenericArray;
+    use mgm::aead::NewAead;
+    let (key_len, nonce_len) = if cipher == "magma" { (32, 8) } else { (32, 16) };
+    if key.len() != key_len || nonce.len() != nonce_len {
+        return Some(Err(
+            "key or nonce length does not fit RustCrypto's MGM".into()
+        ));
+    }
+    let key = GenericArray::from_slice(key);
+    let aead = if cipher == "magma" {
+        RcMgm::Magma(mgm::Mgm::new(key))
+    } else {
+        RcMgm::Kuznyechik(mgm::Mgm::new(key))
+    };
+    Some(Ok(Box::new(MgmOp {
+        aead,
+        nonce: nonce.to_vec(),
+    })))
 }
 
 /// The modes the RustCrypto mode crates give a block cipher `$c`; `$ctr` is the counter flavour
@@ -196,6 +220,46 @@ impl<A: AeadInPlace + Send> Op for AeadOp<A> {
             .encrypt_in_place_detached(nonce, &bench_aad(), buf)
             .map_err(|_| BenchError::Unsupported("rustcrypto AEAD refused the message".into()))?;
         std::hint::black_box(tag);
+        Ok(())
+    }
+
+    fn backend(&self) -> String {
+        "rustcrypto".into()
+    }
+}
+
+/// RustCrypto's MGM over one of the two GOST ciphers.
+enum RcMgm {
+    Magma(mgm::Mgm<magma_mgm::Magma>),
+    Kuznyechik(mgm::Mgm<kuznyechik_mgm::Kuznyechik>),
+}
+
+/// RustCrypto's MGM sealing one whole message (with the 13-byte AAD) per call.
+struct MgmOp {
+    aead: RcMgm,
+    nonce: Vec<u8>,
+}
+
+impl Op for MgmOp {
+    fn run(&mut self, buf: &mut [u8]) -> Result<(), BenchError> {
+        use mgm::aead::generic_array::GenericArray;
+        use mgm::aead::AeadInPlace;
+        let refused = |_| BenchError::Unsupported("rustcrypto MGM refused the message".into());
+        let aad = bench_aad();
+        match &self.aead {
+            RcMgm::Magma(a) => {
+                let tag = a
+                    .encrypt_in_place_detached(GenericArray::from_slice(&self.nonce), &aad, buf)
+                    .map_err(refused)?;
+                std::hint::black_box(tag);
+            }
+            RcMgm::Kuznyechik(a) => {
+                let tag = a
+                    .encrypt_in_place_detached(GenericArray::from_slice(&self.nonce), &aad, buf)
+                    .map_err(refused)?;
+                std::hint::black_box(tag);
+            }
+        }
         Ok(())
     }
 

@@ -56,7 +56,7 @@ pub fn write_all_with_prefix(
             draw(name, &root, rows)?;
             root.present().map_err(plot_err)?;
         }
-        write_png(&png, size, &pixels)?;
+        crate::png_file::write_rgb_png(&png, size, &pixels)?;
         written.push(png);
     }
     Ok(written)
@@ -73,16 +73,6 @@ fn draw<DB: DrawingBackend>(
         "cycles" => cycles(area, rows),
         _ => scaling(area, rows),
     }
-}
-
-fn write_png(path: &Path, (w, h): (u32, u32), rgb: &[u8]) -> Result<(), BenchError> {
-    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let mut enc = png::Encoder::new(file, w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc.write_header().map_err(plot_err)?;
-    writer.write_image_data(rgb).map_err(plot_err)?;
-    writer.finish().map_err(plot_err)
 }
 
 fn chart_size(name: &str, rows: &[Row]) -> (u32, u32) {

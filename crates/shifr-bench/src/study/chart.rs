@@ -76,18 +76,7 @@ pub fn write_png(chart: &Chart, path: &Path, (width, height): (u32, u32)) -> Res
         draw(chart, &root).map_err(|e| fail(e.to_string()))?;
         root.present().map_err(|e| fail(e.to_string()))?;
     }
-    encode_png(path, (width, height), &pixels).map_err(fail)
-}
-
-/// Encodes 8-bit RGB pixels as a PNG file.
-fn encode_png(path: &Path, (w, h): (u32, u32), rgb: &[u8]) -> Result<(), String> {
-    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc.write_header().map_err(|e| e.to_string())?;
-    writer.write_image_data(rgb).map_err(|e| e.to_string())?;
-    writer.finish().map_err(|e| e.to_string())
+    crate::png_file::write_rgb_png(path, (width, height), &pixels).map_err(|e| fail(e.to_string()))
 }
 
 fn draw<DB: DrawingBackend>(

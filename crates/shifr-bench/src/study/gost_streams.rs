@@ -250,8 +250,15 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
     out
 }
 
-fn magma_backend_note() -> &'static str {
-    "the portable 8-bit-table code unless the build has a SIMD Magma backend (see `shifr list`)"
+/// Which Magma backend the in-process ("default") rows ran on.
+fn magma_backend_note() -> String {
+    match shifr::block::magma::Magma::new(&[0u8; 32]) {
+        Ok(m) => format!(
+            "the `{}` backend in the default rows (the best this CPU offers)",
+            m.backend().name()
+        ),
+        Err(e) => format!("an unknown backend ({e})"),
+    }
 }
 
 const CSV_HEADER: [&str; 10] = [

@@ -291,7 +291,7 @@ pub(crate) fn header(md: &mut markdown::Markdown, study: Study, title: &str, cfg
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     md.para(&format!(
         "Seed: `{}`. Generated {} by `{}` (scale: {:?}).\n\nMachine: {cpu}, {threads} hardware \
-         thread(s); CPU features used by shifr: {}. Energy: {}.",
+         thread(s); CPU features used by shifr: {}. Energy: {}. {}",
         study.seed(),
         utc_now(),
         if cfg.command.is_empty() {
@@ -302,7 +302,32 @@ pub(crate) fn header(md: &mut markdown::Markdown, study: Study, title: &str, cfg
         cfg.scale,
         supported_backends(),
         measure::energy_status(),
+        load_note(threads),
     ));
+}
+
+/// The system load while the study ran (the 5- and 15-minute averages of /proc/loadavg), so that a
+/// reader can tell a quiet run from one that shared the CPU with other work.
+fn load_note(threads: usize) -> String {
+    let Ok(text) = std::fs::read_to_string("/proc/loadavg") else {
+        return "Load average: not readable here (no /proc/loadavg).".into();
+    };
+    let fields: Vec<f64> = text
+        .split_whitespace()
+        .take(3)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let [_, five, fifteen] = fields[..] else {
+        return "Load average: /proc/loadavg could not be parsed.".into();
+    };
+    let verdict = if five > threads as f64 + 0.5 {
+        "above the hardware thread count: other processes competed for the CPU, so absolute \
+         figures are low and CPU % below 100; ratios between cases measured in the same run hold \
+         better than the absolute numbers"
+    } else {
+        "at or below the hardware thread count"
+    };
+    format!("Load average at the end of the run: {five:.1} (5 min), {fifteen:.1} (15 min), {verdict}.")
 }
 
 /// The backends this CPU supports, by name.

@@ -166,14 +166,26 @@ fn single_op(w: &Workload, plan: Plan, stream: usize) -> Result<Box<dyn Op>, Ben
                 let backend = c.backend().name().to_string();
                 block_op(c, backend, alg, mode, iv, dir)?
             }
-            Family::Tdes => block_op(Tdes::new(&key)?, portable(alg), alg, mode, iv, dir)?,
-            Family::Magma => block_op(Magma::new(&key)?, portable(alg), alg, mode, iv, dir)?,
-            Family::Kuznyechik => {
-                block_op(Kuznyechik::new(&key)?, portable(alg), alg, mode, iv, dir)?
-            }
+            Family::Tdes => block_op(Tdes::new(&key)?, catalogue_backend(alg), alg, mode, iv, dir)?,
+            Family::Magma => block_op(
+                Magma::new(&key)?,
+                catalogue_backend(alg),
+                alg,
+                mode,
+                iv,
+                dir,
+            )?,
+            Family::Kuznyechik => block_op(
+                Kuznyechik::new(&key)?,
+                catalogue_backend(alg),
+                alg,
+                mode,
+                iv,
+                dir,
+            )?,
             Family::Gost28147(sbox) => block_op(
                 Gost28147::new(&key, sbox)?,
-                portable(alg),
+                catalogue_backend(alg),
                 alg,
                 mode,
                 iv,
@@ -208,7 +220,7 @@ fn openssl_chacha(key: &[u8], iv: &[u8]) -> Result<ChaCha20, BenchError> {
 }
 
 /// The backend name of a non-AES block cipher, as the catalogue reports it.
-fn portable(alg: &AlgInfo) -> String {
+fn catalogue_backend(alg: &AlgInfo) -> String {
     alg.implementation().to_string()
 }
 
@@ -403,7 +415,7 @@ fn multistream_op(w: &Workload, family: Family, mode: Mode) -> Result<Box<dyn Op
             dir,
         })
     }
-    let b = portable(w.alg);
+    let b = catalogue_backend(w.alg);
     let (m, d) = (mode, w.direction);
     Ok(match family {
         Family::Aes => {

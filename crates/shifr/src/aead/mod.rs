@@ -3,6 +3,9 @@
 pub mod chacha20poly1305;
 pub mod gcm;
 pub mod mgm;
+mod mgm_field;
+#[cfg(target_arch = "x86_64")]
+mod mgm_field_x86;
 
 use crate::Result;
 

@@ -117,7 +117,10 @@ pub(crate) fn implementation(alg: &AlgInfo) -> &'static str {
             family: Family::Kuznyechik,
             ..
         } => Kuznyechik::new(&zero_key).map_or(PORTABLE, |k| k.backend().name()),
-        Engine::Block { .. } => PORTABLE,
+        Engine::Block {
+            family: Family::Tdes,
+            ..
+        } => Tdes::new(&zero_key[..alg.key_len]).map_or(PORTABLE, |t| t.backend().name()),
     }
 }
 
