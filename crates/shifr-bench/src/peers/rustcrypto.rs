@@ -115,7 +115,7 @@ fn mgm_op(cipher: &str, key: &[u8], nonce: &[u8]) -> Made {
     let aead = if cipher == "magma" {
         RcMgm::Magma(mgm::Mgm::new(key))
     } else {
-        RcMgm::Kuznyechik(mgm::Mgm::new(key))
+        RcMgm::Kuznyechik(Box::new(mgm::Mgm::new(key)))
     };
     Some(Ok(Box::new(MgmOp {
         aead,
@@ -231,7 +231,7 @@ impl<A: AeadInPlace + Send> Op for AeadOp<A> {
 /// RustCrypto's MGM over one of the two GOST ciphers.
 enum RcMgm {
     Magma(mgm::Mgm<magma_mgm::Magma>),
-    Kuznyechik(mgm::Mgm<kuznyechik_mgm::Kuznyechik>),
+    Kuznyechik(Box<mgm::Mgm<kuznyechik_mgm::Kuznyechik>>),
 }
 
 /// RustCrypto's MGM sealing one whole message (with the 13-byte AAD) per call.
