@@ -327,7 +327,9 @@ fn load_note(threads: usize) -> String {
     } else {
         "at or below the hardware thread count"
     };
-    format!("Load average at the end of the run: {five:.1} (5 min), {fifteen:.1} (15 min), {verdict}.")
+    format!(
+        "Load average at the end of the run: {five:.1} (5 min), {fifteen:.1} (15 min), {verdict}."
+    )
 }
 
 /// The backends this CPU supports, by name.

@@ -148,7 +148,8 @@ impl AesGcm {
                 *d ^= k;
             }
         }
-        keystream.zeroize();
+        // Only the bytes a batch used hold key stream (zeroize writes byte by byte).
+        keystream[..data.len().div_ceil(16).min(BATCH_BLOCKS) * 16].zeroize();
     }
 
     /// Encrypts `data` in place and returns the full tag, hashing each piece right after it is

@@ -163,7 +163,8 @@ impl<C: BlockCipher> Mgm<C> {
             self.cipher.encrypt_blocks(ks);
             xor_in_place(chunk, ks);
         }
-        ks.zeroize();
+        // Only the bytes a batch used hold key stream (zeroize writes byte by byte).
+        ks[..data.len().div_ceil(n).min(BATCH_BLOCKS) * n].zeroize();
     }
 
     /// The full `n`-byte tag over `aad` and the ciphertext `ct`.
@@ -176,6 +177,7 @@ impl<C: BlockCipher> Mgm<C> {
             h: [0u8; BATCH_BLOCKS * MAX_BLOCK],
             pos: 0,
             len: 0,
+            used: 0,
             acc: Wide::default(),
         };
         hasher.absorb_padded(aad);
@@ -203,6 +205,8 @@ struct Hasher<'a, C: BlockCipher> {
     h: [u8; BATCH_BLOCKS * MAX_BLOCK],
     pos: usize,
     len: usize,
+    /// The longest batch so far: `h[..used]` is all that ever held key-derived bytes.
+    used: usize,
     acc: Wide,
 }
 
@@ -216,6 +220,7 @@ impl<C: BlockCipher> Hasher<'_, C> {
         let blocks = self.remaining.clamp(1, BATCH_BLOCKS);
         self.remaining = self.remaining.saturating_sub(blocks);
         self.len = blocks * n;
+        self.used = self.used.max(self.len);
         for block in self.h[..self.len].chunks_exact_mut(n) {
             store(self.z, block);
             self.z = self.mgm.incr_l(self.z);
@@ -254,7 +259,7 @@ impl<C: BlockCipher> Hasher<'_, C> {
 
 impl<C: BlockCipher> Drop for Hasher<'_, C> {
     fn drop(&mut self) {
-        self.h.zeroize();
+        self.h[..self.used].zeroize();
         self.acc.lo.zeroize();
         self.acc.hi.zeroize();
     }

@@ -65,7 +65,9 @@ pub(crate) fn xor_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], 
         fill_keystream(c, counter, ks);
         xor_in_place(chunk, ks);
     }
-    ks.zeroize();
+    // Only the bytes a batch used hold key stream: zeroize (byte by byte, volatile) just those,
+    // which keeps short messages from paying for the whole buffer.
+    ks[..data.len().div_ceil(n).min(BATCH_BLOCKS) * n].zeroize();
 }
 
 fn check_block_size(n: usize) -> Result<()> {
@@ -145,7 +147,7 @@ pub fn apply_segmented<C: BlockCipher + ?Sized>(
             xor_in_place(seg, gamma);
         }
     }
-    ks.zeroize();
+    ks[..data.len().div_ceil(segment).min(BATCH_BLOCKS) * n].zeroize();
     Ok(())
 }
 
