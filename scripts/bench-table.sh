@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Regenerates the "Results on the development machine" table of docs/BENCHMARKS.md (issue 3): builds
+# the release binary, runs the default `shifr bench` (every algorithm, every default size, peers
+# interleaved) and replaces the text between the bench-table markers with the run's conditions and
+# its table. Extra arguments go to `shifr bench` (e.g. `--quick` for a trial run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+doc=docs/BENCHMARKS.md
+begin='<!-- bench-table:begin -->'
+end='<!-- bench-table:end -->'
+grep -qx "$begin" "$doc" && grep -qx "$end" "$doc" || {
+  echo "bench-table.sh: $doc has no '$begin' / '$end' markers" >&2
+  exit 1
+}
+
+cargo build --release --quiet -p shifr-cli
+table="$(mktemp)"
+trap 'rm -f "$table" "$table.new"' EXIT
+load_before="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+start=$(date +%s)
+target/release/shifr bench "$@" >"$table" 2>&1
+seconds=$(($(date +%s) - start))
+load_after="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+cpu="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //' || echo unknown)"
+
+{
+  echo "$begin"
+  echo
+  echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC') by \`scripts/bench-table.sh${*:+ $*}\` (release build of commit"
+  echo "$(git rev-parse --short HEAD)$(git diff --quiet || echo ', with uncommitted changes'); machine: $cpu, $(nproc) hardware threads)."
+  echo "The run took $seconds s of wall time. Load average (1, 5, 15 min) before: $load_before; after: $load_after."
+  echo "With a load average above the thread count, other processes took CPU time from the samples:"
+  echo "the CPU% column shows how much of a core each row got, the absolute MB/s are then low and noisy,"
+  echo "and the interleaved SHIFR/PEER ratios are the numbers to read."
+  echo
+  echo '```'
+  cat "$table"
+  echo '```'
+  echo
+  echo "$end"
+} >"$table.new"
+
+# Replace the marked block, keeping everything around it.
+awk -v begin="$begin" -v end="$end" -v new="$table.new" '
+  $0 == begin { while ((getline line < new) > 0) print line; skip = 1; next }
+  $0 == end { skip = 0; next }
+  !skip { print }
+' "$doc" >"$doc.tmp"
+mv "$doc.tmp" "$doc"
+echo "bench-table.sh: $doc updated ($seconds s)"
