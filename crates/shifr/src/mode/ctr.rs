@@ -58,6 +58,9 @@ pub(crate) fn fill_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8],
 /// XORs the key stream that starts at `counter` into `data` (any length) and advances `counter` by
 /// `ceil(data.len() / n)` blocks. `counter.len()` must be the block size, at most 16.
 pub(crate) fn xor_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], data: &mut [u8]) {
+    if c.ctr_xor(counter, data) {
+        return;
+    }
     let n = counter.len();
     let mut ks = [0u8; BATCH_BLOCKS * MAX_BLOCK];
     for chunk in data.chunks_mut(BATCH_BLOCKS * n) {
