@@ -139,7 +139,13 @@ fn lanes_with_many_keys_match_one_by_one() {
 #[test]
 fn multistream_cbc_matches_portable_streams() {
     let mut rng = rng();
-    let shapes = [(16, None), (4, Some(1)), (16, Some(33)), (20, Some(7)), (7, Some(5))];
+    let shapes = [
+        (16, None),
+        (4, Some(1)),
+        (16, Some(33)),
+        (20, Some(7)),
+        (7, Some(5)),
+    ];
     for (backend, (streams, equal_blocks)) in fast_backends()
         .into_iter()
         .flat_map(|b| shapes.map(|shape| (b, shape)))

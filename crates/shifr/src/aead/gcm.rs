@@ -14,10 +14,12 @@
 //!
 //! Backends follow the block cipher: with [`Backend::AesNi`] the AES rounds use AES-NI and GHASH
 //! uses PCLMULQDQ; with [`Backend::Vaes`] AES runs on 256-bit VAES and GHASH on PCLMULQDQ; with
-//! [`Backend::Avx512`] the key stream is made and XORed in one pass on 512-bit VAES registers
-//! (in-register inc32 counters) and GHASH uses 512-bit VPCLMULQDQ, sixteen blocks per reduction.
-//! `seal` interleaves the two: each [`INTERLEAVE_BYTES`] piece is encrypted and then hashed while it
-//! is still in L1, so out-of-order execution overlaps the AES and carry-less-multiply work.
+//! [`Backend::Avx512`] `seal` runs the stitched loop of `gcm_x86` (32 blocks per iteration: VAES-512
+//! key stream with in-register inc32 counters, XOR, and VPCLMULQDQ GHASH of the previous
+//! iteration's ciphertext, one Montgomery reduction per 32 blocks), so the data crosses memory
+//! once. Its tail, and `open` (which hashes before it decrypts), use the one-pass VAES-512 key
+//! stream and the 512-bit GHASH (sixteen blocks per reduction); other backends encrypt and then
+//! hash each [`INTERLEAVE_BYTES`] piece while it is still in L1.
 //! The portable backend is constant-time throughout (bitsliced AES, masked-multiply GHASH), and so
 //! are the others (AES and carry-less multiply instructions have data-independent timing).
 

@@ -110,7 +110,10 @@ fn mont_mul_scalar(a: u128, b: u128) -> u128 {
     let t = _mm_clmulepi64_si128::<0x10>(lo, poly);
     let mid = _mm_xor_si128(mid, _mm_xor_si128(t, _mm_shuffle_epi32::<0x4e>(lo)));
     let t = _mm_clmulepi64_si128::<0x10>(mid, poly);
-    to_u128(_mm_xor_si128(hi, _mm_xor_si128(t, _mm_shuffle_epi32::<0x4e>(mid))))
+    to_u128(_mm_xor_si128(
+        hi,
+        _mm_xor_si128(t, _mm_shuffle_epi32::<0x4e>(mid)),
+    ))
 }
 
 #[inline]
@@ -287,7 +290,9 @@ mod tests {
     #[test]
     fn stitched_seal_matches_portable_ctr_and_ghash_across_the_inc32_wrap() {
         for key_len in [16, 24, 32] {
-            let key: Vec<u8> = (0..key_len as u8).map(|i| i.wrapping_mul(29) ^ 0x6b).collect();
+            let key: Vec<u8> = (0..key_len as u8)
+                .map(|i| i.wrapping_mul(29) ^ 0x6b)
+                .collect();
             let Ok(aes) = Aes::with_backend(&key, Backend::Avx512) else {
                 println!("512-bit VAES not available: skipped");
                 return;

@@ -250,12 +250,7 @@ fn times20(r: &[__m512i; 3]) -> [__m512i; 2] {
 
 /// Absorbs `data` (a whole number of 16-block steps) into `h` (44-bit limbs).
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn absorb_steps(
-    top: &[u64; 3],
-    last: &[[[u64; LANES]; 3]; 2],
-    h: &mut [u64; 3],
-    data: &[u8],
-) {
+fn absorb_steps(top: &[u64; 3], last: &[[[u64; LANES]; 3]; 2], h: &mut [u64; 3], data: &[u8]) {
     let r = top.map(|x| splat(x));
     let s = times20(&r);
     let mut steps = data.chunks_exact(16 * STEP_BLOCKS);
@@ -290,7 +285,13 @@ mod tests {
 
     #[test]
     fn radix_conversions_round_trip() {
-        let h = [0x03ff_ffff, 0x0123_4567, 0x03ff_ffff, 0x0000_0001, 0x03ff_ffff];
+        let h = [
+            0x03ff_ffff,
+            0x0123_4567,
+            0x03ff_ffff,
+            0x0000_0001,
+            0x03ff_ffff,
+        ];
         assert_eq!(to_radix26(from_radix26(&h)), h);
     }
 }

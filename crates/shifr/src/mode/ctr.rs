@@ -5,6 +5,8 @@
 //! `CTR_1 = IV || 0^(n/2)` with an `n/2`-bit IV ([`gost_counter_block`], [`apply_gost`]).
 //! The key stream is produced [`BATCH_BLOCKS`] blocks at a time through `encrypt_blocks`; [`Ctr`] keeps
 //! the unused part between calls, so any split of the input gives the same output. Any data length.
+//! [`apply`] first offers the message to [`BlockCipher::ctr_xor`], a one-pass fused path where the
+//! backend has one (AES on 512-bit VAES).
 
 use crate::block::BlockCipher;
 use crate::util::xor_in_place;

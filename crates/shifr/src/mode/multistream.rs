@@ -3,7 +3,11 @@
 //! use a wide cipher backend; across streams they can. These functions walk the streams block index by
 //! block index and, at each index, encipher one block of every stream still running with a single
 //! [`BlockCipher::encrypt_lanes`] call (where SIMD / GPU backends plug in). Streams may have different
-//! lengths: the longest come first in the lane order, and shorter ones drop out of the tail.
+//! lengths: the longest come first in the lane order, and shorter ones drop out of the tail. Blocks
+//! move between the streams and the lane registers as whole blocks (one word-sized XOR and copy
+//! per lane and block; the block size is a constant in the hot loops). CBC encryption of streams of
+//! one length first offers the whole job to [`BlockCipher::cbc_encrypt_streams`] (AES on 512-bit
+//! VAES keeps the chaining values in registers there).
 //!
 //! Every function gives exactly what one single-stream call per stream gives ([`crate::mode::cbc`] with
 //! an `n`-byte IV, [`crate::mode::cfb`] with `s = m = n`, [`crate::mac::omac`]).
@@ -103,10 +107,15 @@ fn block_range(n: usize, len: usize, index: usize) -> core::ops::Range<usize> {
 #[inline(always)]
 fn xor_block(dst: &mut [u8], src: &[u8], n: usize) {
     let (dst, src) = (&mut dst[..n], &src[..n]);
-    if let (Ok(d), Ok(s)) = (<&mut [u8; 16]>::try_from(&mut *dst), <&[u8; 16]>::try_from(src)) {
+    if let (Ok(d), Ok(s)) = (
+        <&mut [u8; 16]>::try_from(&mut *dst),
+        <&[u8; 16]>::try_from(src),
+    ) {
         *d = (u128::from_ne_bytes(*d) ^ u128::from_ne_bytes(*s)).to_ne_bytes();
-    } else if let (Ok(d), Ok(s)) = (<&mut [u8; 8]>::try_from(&mut *dst), <&[u8; 8]>::try_from(src))
-    {
+    } else if let (Ok(d), Ok(s)) = (
+        <&mut [u8; 8]>::try_from(&mut *dst),
+        <&[u8; 8]>::try_from(src),
+    ) {
         *d = (u64::from_ne_bytes(*d) ^ u64::from_ne_bytes(*s)).to_ne_bytes();
     } else {
         xor_in_place(dst, src);
@@ -143,7 +152,10 @@ pub fn cbc_encrypt<C: BlockCipher>(
     if lens.windows(2).all(|w| w[0] == w[1]) && C::cbc_encrypt_streams(ciphers, ivs, data) {
         return Ok(());
     }
-    with_const_block_size!(n, cbc_encrypt_lanes(n, &blocks, &order, &lanes, &mut state, data));
+    with_const_block_size!(
+        n,
+        cbc_encrypt_lanes(n, &blocks, &order, &lanes, &mut state, data)
+    );
     Ok(())
 }
 

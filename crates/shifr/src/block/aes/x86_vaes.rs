@@ -11,8 +11,8 @@ use core::arch::x86_64::{
     _mm256_loadu_si256, _mm256_storeu_si256, _mm256_xor_si256, _mm512_add_epi32, _mm512_add_epi64,
     _mm512_aesdec_epi128, _mm512_aesdeclast_epi128, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
     _mm512_broadcast_i32x4, _mm512_castsi128_si512, _mm512_castsi512_si128,
-    _mm512_extracti32x4_epi32, _mm512_inserti32x4, _mm512_loadu_si512, _mm512_set_epi32, _mm512_set_epi64,
-    _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512, _mm_aesdec_si128,
+    _mm512_extracti32x4_epi32, _mm512_inserti32x4, _mm512_loadu_si512, _mm512_set_epi32,
+    _mm512_set_epi64, _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512, _mm_aesdec_si128,
     _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128,
     _mm_storeu_si128, _mm_xor_si128,
 };
@@ -296,7 +296,24 @@ fn advance<const LOW64: bool>(ctr: __m512i, n: i32, per_lane: bool) -> __m512i {
     } else {
         _mm512_add_epi32(
             ctr,
-            _mm512_set_epi32(0, 0, 0, n + 3 * d, 0, 0, 0, n + 2 * d, 0, 0, 0, n + d, 0, 0, 0, n),
+            _mm512_set_epi32(
+                0,
+                0,
+                0,
+                n + 3 * d,
+                0,
+                0,
+                0,
+                n + 2 * d,
+                0,
+                0,
+                0,
+                n + d,
+                0,
+                0,
+                0,
+                n,
+            ),
         )
     }
 }
@@ -398,12 +415,13 @@ pub(super) fn cbc_encrypt_streams(
 #[target_feature(enable = "avx512f,vaes,aes")]
 fn cbc_streams_z512<const G: usize>(keys: &[&AesNi], ivs: &[&[u8]], streams: &mut [&mut [u8]]) {
     let rounds = keys[0].rounds();
-    // Round key r of lane l of register g: bytes 16l..16l+16 of rk[g][r].
-    let mut rk = [[[0u8; 64]; MAX_ROUND_KEYS]; G];
+    // Round key r of lane l of register g: rk[g][r][l], the key bytes in memory order (held as
+    // u128 so that the wipe below is 16 bytes per store, not one).
+    let mut rk = [[[0u128; 4]; MAX_ROUND_KEYS]; G];
     for (g, regs) in rk.iter_mut().enumerate() {
         for (l, key) in keys[4 * g..4 * g + 4].iter().enumerate() {
             for (r, k) in regs.iter_mut().zip(key.enc_keys()) {
-                r[16 * l..16 * l + 16].copy_from_slice(k);
+                r[l] = u128::from_ne_bytes(*k);
             }
         }
     }
