@@ -28,6 +28,8 @@ pub enum Backend {
     Avx512,
     /// x86-64 AVX-512 with GFNI (Galois-field affine and multiply instructions).
     Gfni,
+    /// x86-64 AVX-512 IFMA (52-bit integer multiply-add, `vpmadd52luq`/`vpmadd52huq`).
+    Ifma,
 }
 
 impl Backend {
@@ -42,6 +44,7 @@ impl Backend {
         Backend::Vaes,
         Backend::Avx512,
         Backend::Gfni,
+        Backend::Ifma,
     ];
 
     /// The name used on the command line and in `SHIFR_BACKEND`.
@@ -56,6 +59,7 @@ impl Backend {
             Backend::Vaes => "vaes",
             Backend::Avx512 => "avx512",
             Backend::Gfni => "gfni",
+            Backend::Ifma => "avx512ifma",
         }
     }
 
@@ -81,6 +85,7 @@ impl Backend {
             Backend::Vaes => f.avx2 && f.vaes && f.vpclmulqdq,
             Backend::Avx512 => avx512,
             Backend::Gfni => avx512 && f.gfni,
+            Backend::Ifma => avx512 && f.avx512ifma,
         }
     }
 }
@@ -97,6 +102,7 @@ pub struct Features {
     pub avx512bw: bool,
     pub avx512vl: bool,
     pub avx512vbmi: bool,
+    pub avx512ifma: bool,
     pub gfni: bool,
     pub vaes: bool,
     pub vpclmulqdq: bool,
@@ -123,6 +129,7 @@ fn detect() -> Features {
         avx512bw: std::arch::is_x86_feature_detected!("avx512bw"),
         avx512vl: std::arch::is_x86_feature_detected!("avx512vl"),
         avx512vbmi: std::arch::is_x86_feature_detected!("avx512vbmi"),
+        avx512ifma: std::arch::is_x86_feature_detected!("avx512ifma"),
         gfni: std::arch::is_x86_feature_detected!("gfni"),
         vaes: std::arch::is_x86_feature_detected!("vaes"),
         vpclmulqdq: std::arch::is_x86_feature_detected!("vpclmulqdq"),

@@ -128,7 +128,7 @@ fn every_engine_in_a_child() {
 fn poly1305_backends_match_rustcrypto() {
     let mut rng = rng();
     let mut backends = vec![Backend::Portable];
-    for b in [Backend::Avx2, Backend::Avx512] {
+    for b in [Backend::Avx2, Backend::Avx512, Backend::Ifma] {
         if b.is_supported() {
             backends.push(b);
         } else {

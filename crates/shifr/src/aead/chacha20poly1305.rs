@@ -10,7 +10,8 @@
 //!
 //! Seal encrypts and authenticates piece by piece (4 KiB at a time), so the data crosses memory
 //! once; open must check the tag before it decrypts, so it reads the data twice. Poly1305 runs on
-//! its AVX2 backend where the CPU has it, ChaCha20 on AVX-512/AVX2/SSE2 (see their modules).
+//! AVX-512 IFMA, AVX-512 or AVX2 where the CPU has it, ChaCha20 on AVX-512/AVX2/SSE2 (see their
+//! modules).
 //!
 //! Keys are zeroized on drop; so are the per-message one-time key and subkey.
 

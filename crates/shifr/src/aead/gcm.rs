@@ -14,10 +14,12 @@
 //!
 //! Backends follow the block cipher: with [`Backend::AesNi`] the AES rounds use AES-NI and GHASH
 //! uses PCLMULQDQ; with [`Backend::Vaes`] AES runs on 256-bit VAES and GHASH on PCLMULQDQ; with
-//! [`Backend::Avx512`] the key stream is made and XORed in one pass on 512-bit VAES registers
-//! (in-register inc32 counters) and GHASH uses 512-bit VPCLMULQDQ, sixteen blocks per reduction.
-//! `seal` interleaves the two: each [`INTERLEAVE_BYTES`] piece is encrypted and then hashed while it
-//! is still in L1, so out-of-order execution overlaps the AES and carry-less-multiply work.
+//! [`Backend::Avx512`] `seal` runs the stitched loop of `gcm_x86` (32 blocks per iteration: VAES-512
+//! key stream with in-register inc32 counters, XOR, and VPCLMULQDQ GHASH of the previous
+//! iteration's ciphertext, one Montgomery reduction per 32 blocks), so the data crosses memory
+//! once. Its tail, and `open` (which hashes before it decrypts), use the one-pass VAES-512 key
+//! stream and the 512-bit GHASH (sixteen blocks per reduction); other backends encrypt and then
+//! hash each [`INTERLEAVE_BYTES`] piece while it is still in L1.
 //! The portable backend is constant-time throughout (bitsliced AES, masked-multiply GHASH), and so
 //! are the others (AES and carry-less multiply instructions have data-independent timing).
 
@@ -45,6 +47,9 @@ pub struct AesGcm {
     aes: Aes,
     /// GHASH keyed with H and nothing absorbed; cloned for every message.
     ghash: GHash,
+    /// H powers for the stitched VAES-512 + VPCLMULQDQ loop, when AES runs on 512-bit VAES.
+    #[cfg(target_arch = "x86_64")]
+    stitch: Option<Box<super::gcm_x86::StitchKey>>,
     h: [u8; 16],
     tag_len: usize,
 }
@@ -80,9 +85,16 @@ impl AesGcm {
         // needs (SSSE3), the portable GHASH takes over rather than failing.
         let ghash = GHash::with_backend(&h, aes.backend())
             .or_else(|_| GHash::with_backend(&h, Backend::Portable))?;
+        #[cfg(target_arch = "x86_64")]
+        let stitch = aes
+            .vaes512_round_keys()
+            .and_then(|_| super::gcm_x86::StitchKey::new(&h))
+            .map(Box::new);
         Ok(AesGcm {
             aes,
             ghash,
+            #[cfg(target_arch = "x86_64")]
+            stitch,
             h,
             tag_len,
         })
@@ -159,7 +171,10 @@ impl AesGcm {
         g.update_padded(aad);
         let mut counter_block = *j0;
         let mut counter = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
-        for piece in data.chunks_mut(INTERLEAVE_BYTES) {
+        let done = self.seal_stitched(j0, &mut g, data);
+        counter = counter.wrapping_add((done / 16) as u32);
+        counter_block[12..].copy_from_slice(&counter.to_be_bytes());
+        for piece in data[done..].chunks_mut(INTERLEAVE_BYTES) {
             self.apply_keystream(&counter_block, piece);
             g.update(piece);
             counter = counter.wrapping_add((INTERLEAVE_BYTES / 16) as u32);
@@ -167,6 +182,24 @@ impl AesGcm {
         }
         g.update_padded(&[]);
         self.finish_tag(g, j0, aad.len(), data.len())
+    }
+
+    /// Encrypts and hashes the leading whole 32-block groups of `data` in the stitched VAES-512 +
+    /// VPCLMULQDQ loop when this key has one; returns the bytes done (0 otherwise).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    fn seal_stitched(&self, j0: &[u8; 16], g: &mut GHash, data: &mut [u8]) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(key), Some((keys, rounds)), Some(y)) = (
+            &self.stitch,
+            self.aes.vaes512_round_keys(),
+            g.block_state_mut(),
+        ) {
+            let counter = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
+            let mut first = *j0;
+            first[12..].copy_from_slice(&counter.wrapping_add(1).to_be_bytes());
+            return key.seal(keys, rounds, &first, y, data);
+        }
+        0
     }
 
     /// The full 16-byte tag E_K(J0) ^ GHASH(A, C).

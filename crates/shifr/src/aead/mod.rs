@@ -2,6 +2,8 @@
 
 pub mod chacha20poly1305;
 pub mod gcm;
+#[cfg(target_arch = "x86_64")]
+mod gcm_x86;
 pub mod mgm;
 mod mgm_field;
 #[cfg(target_arch = "x86_64")]

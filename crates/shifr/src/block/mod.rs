@@ -22,6 +22,16 @@ pub trait BlockCipher: Send + Sync {
     /// Decrypts `data.len() / block_size()` whole blocks in place; trailing bytes are left untouched.
     fn decrypt_blocks(&self, data: &mut [u8]);
 
+    /// Counter mode in one fused pass where the backend has one: XORs the key stream
+    /// `E(counter) || E(counter + 1) || ...` (the whole block a big-endian counter, SP 800-38A)
+    /// into all of `data`, advances `counter` by `ceil(data.len() / block_size())` and returns
+    /// `true`. The default, and any backend without such a path, touches nothing and returns
+    /// `false`, and the mode makes the key stream through [`BlockCipher::encrypt_blocks`].
+    fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
+        let _ = (counter, data);
+        false
+    }
+
     /// Multi-stream: `blocks` holds `ciphers.len()` blocks; block `i` is encrypted with `ciphers[i]`.
     /// Extra blocks beyond `ciphers.len()` are left untouched.
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8])
@@ -34,6 +44,20 @@ pub trait BlockCipher: Send + Sync {
                 c.encrypt_blocks(block);
             }
         }
+    }
+
+    /// Multi-stream CBC encryption in one call where the backend has such a path: every stream
+    /// `streams[i]` (all of one length, a whole number of blocks) is CBC-encrypted in place under
+    /// `ciphers[i]` from the IV `ivs[i]`, keeping the chaining values in registers from block to
+    /// block. The default, and any backend or set of streams without such a path, touches nothing
+    /// and returns `false`; `mode::multistream` then walks the lanes with
+    /// [`BlockCipher::encrypt_lanes`].
+    fn cbc_encrypt_streams(ciphers: &[&Self], ivs: &[&[u8]], streams: &mut [&mut [u8]]) -> bool
+    where
+        Self: Sized,
+    {
+        let _ = (ciphers, ivs, streams);
+        false
     }
 
     /// Multi-stream decryption, the inverse of [`BlockCipher::encrypt_lanes`].
@@ -75,6 +99,9 @@ impl<T: BlockCipher + ?Sized> BlockCipher for &T {
     fn decrypt_blocks(&self, data: &mut [u8]) {
         (**self).decrypt_blocks(data)
     }
+    fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
+        (**self).ctr_xor(counter, data)
+    }
 }
 
 impl<T: BlockCipher + ?Sized> BlockCipher for Box<T> {
@@ -86,5 +113,8 @@ impl<T: BlockCipher + ?Sized> BlockCipher for Box<T> {
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
         (**self).decrypt_blocks(data)
+    }
+    fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
+        (**self).ctr_xor(counter, data)
     }
 }

@@ -165,6 +165,12 @@ impl GHash {
         }
     }
 
+    /// The running state Y (wire order) when no partial block is pending, for callers that fold
+    /// whole blocks into it themselves (the stitched AES-GCM loop); `None` otherwise.
+    pub(crate) fn block_state_mut(&mut self) -> Option<&mut [u8; 16]> {
+        (self.pending_len == 0).then_some(&mut self.state)
+    }
+
     /// Returns GHASH of everything absorbed, a final partial block zero-padded.
     pub fn finalize(mut self) -> [u8; 16] {
         self.pad();

@@ -6,4 +6,6 @@ pub mod omac;
 pub mod omac_acpkm;
 pub mod poly1305;
 #[cfg(target_arch = "x86_64")]
+mod poly1305_ifma;
+#[cfg(target_arch = "x86_64")]
 mod poly1305_x86;

@@ -7,8 +7,10 @@
 //!
 //! Backends (chosen by [`crate::cpu::select`]): portable (above) and, on x86-64, `poly1305_x86`
 //! with AVX2 (eight blocks per step in two 4-lane accumulators, key powers r^1..r^8) or AVX-512
-//! (sixteen blocks per step in two 8-lane accumulators, r^1..r^16), also constant-time.
-//! `SHIFR_BACKEND=portable|avx2|avx512` forces one.
+//! (sixteen blocks per step in two 8-lane accumulators, r^1..r^16), both on 26-bit limbs and
+//! `vpmuludq`, and `poly1305_ifma` with AVX-512 IFMA ([`Backend::Ifma`]: 44-bit limbs and 52-bit
+//! multiply-adds, sixteen blocks per step), all constant-time.
+//! `SHIFR_BACKEND=portable|avx2|avx512|avx512ifma` forces one.
 //!
 //! [`Poly1305::update`] may be called with any split of the message; the result equals one call
 //! over the whole message. The key (`r`, `s`), the accumulator and buffered input are zeroized on
@@ -34,14 +36,24 @@ pub struct Poly1305 {
     /// Bytes of an incomplete 16-byte block.
     pending: [u8; 16],
     pending_len: usize,
-    /// Key powers for the AVX2 backend, when it is in use.
+    /// Key powers for the vector backend, when one is in use.
     #[cfg(target_arch = "x86_64")]
-    simd: Option<super::poly1305_x86::LaneKey>,
+    simd: Option<VectorKey>,
+}
+
+/// The key powers of an x86-64 vector backend.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+enum VectorKey {
+    /// 26-bit limbs, `vpmuludq` (AVX2 or AVX-512 F).
+    Lanes(super::poly1305_x86::LaneKey),
+    /// 44-bit limbs, `vpmadd52luq`/`vpmadd52huq` (AVX-512 IFMA).
+    Ifma(super::poly1305_ifma::IfmaKey),
 }
 
 /// The backends Poly1305 offers on this target.
 #[cfg(target_arch = "x86_64")]
-const OFFERED: &[Backend] = &[Backend::Avx2, Backend::Avx512];
+const OFFERED: &[Backend] = &[Backend::Avx2, Backend::Avx512, Backend::Ifma];
 #[cfg(not(target_arch = "x86_64"))]
 const OFFERED: &[Backend] = &[];
 
@@ -59,8 +71,8 @@ impl Poly1305 {
         Ok(Poly1305::from_key(key))
     }
 
-    /// Creates the authenticator on the given backend ([`Backend::Avx2`], [`Backend::Avx512`] or
-    /// portable);
+    /// Creates the authenticator on the given backend ([`Backend::Avx2`], [`Backend::Avx512`],
+    /// [`Backend::Ifma`] or portable);
     /// [`Error::BackendUnavailable`] if this CPU lacks it.
     pub fn with_backend(key: &[u8], backend: Backend) -> Result<Poly1305> {
         let backend = cpu::require(backend, OFFERED)?;
@@ -74,11 +86,15 @@ impl Poly1305 {
     /// The backend this instance runs on.
     pub fn backend(&self) -> Backend {
         #[cfg(target_arch = "x86_64")]
-        if let Some(simd) = &self.simd {
-            return match simd.width() {
-                super::poly1305_x86::Width::Avx2 => Backend::Avx2,
-                super::poly1305_x86::Width::Avx512 => Backend::Avx512,
-            };
+        match &self.simd {
+            Some(VectorKey::Lanes(key)) => {
+                return match key.width() {
+                    super::poly1305_x86::Width::Avx2 => Backend::Avx2,
+                    super::poly1305_x86::Width::Avx512 => Backend::Avx512,
+                }
+            }
+            Some(VectorKey::Ifma(_)) => return Backend::Ifma,
+            None => {}
         }
         Backend::Portable
     }
@@ -116,10 +132,13 @@ impl Poly1305 {
             simd: match backend {
                 Backend::Avx2 => {
                     super::poly1305_x86::LaneKey::new(&r, super::poly1305_x86::Width::Avx2)
+                        .map(VectorKey::Lanes)
                 }
                 Backend::Avx512 => {
                     super::poly1305_x86::LaneKey::new(&r, super::poly1305_x86::Width::Avx512)
+                        .map(VectorKey::Lanes)
                 }
+                Backend::Ifma => super::poly1305_ifma::IfmaKey::new(&r).map(VectorKey::Ifma),
                 _ => None,
             },
         }
@@ -143,7 +162,8 @@ impl Poly1305 {
         let whole = &data[..data.len() - data.len() % 16];
         #[cfg(target_arch = "x86_64")]
         let whole = match &self.simd {
-            Some(simd) => &whole[simd.absorb(&mut self.h, whole)..],
+            Some(VectorKey::Lanes(key)) => &whole[key.absorb(&mut self.h, whole)..],
+            Some(VectorKey::Ifma(key)) => &whole[key.absorb(&mut self.h, whole)..],
             None => whole,
         };
         self.blocks(whole, 1 << 24);

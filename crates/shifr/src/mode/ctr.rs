@@ -5,6 +5,8 @@
 //! `CTR_1 = IV || 0^(n/2)` with an `n/2`-bit IV ([`gost_counter_block`], [`apply_gost`]).
 //! The key stream is produced [`BATCH_BLOCKS`] blocks at a time through `encrypt_blocks`; [`Ctr`] keeps
 //! the unused part between calls, so any split of the input gives the same output. Any data length.
+//! [`apply`] first offers the message to [`BlockCipher::ctr_xor`], a one-pass fused path where the
+//! backend has one (AES on 512-bit VAES).
 
 use crate::block::BlockCipher;
 use crate::util::xor_in_place;
@@ -58,6 +60,9 @@ pub(crate) fn fill_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8],
 /// XORs the key stream that starts at `counter` into `data` (any length) and advances `counter` by
 /// `ceil(data.len() / n)` blocks. `counter.len()` must be the block size, at most 16.
 pub(crate) fn xor_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], data: &mut [u8]) {
+    if c.ctr_xor(counter, data) {
+        return;
+    }
     let n = counter.len();
     let mut ks = [0u8; BATCH_BLOCKS * MAX_BLOCK];
     for chunk in data.chunks_mut(BATCH_BLOCKS * n) {

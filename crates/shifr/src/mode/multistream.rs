@@ -3,7 +3,11 @@
 //! use a wide cipher backend; across streams they can. These functions walk the streams block index by
 //! block index and, at each index, encipher one block of every stream still running with a single
 //! [`BlockCipher::encrypt_lanes`] call (where SIMD / GPU backends plug in). Streams may have different
-//! lengths: the longest come first in the lane order, and shorter ones drop out of the tail.
+//! lengths: the longest come first in the lane order, and shorter ones drop out of the tail. Blocks
+//! move between the streams and the lane registers as whole blocks (one word-sized XOR and copy
+//! per lane and block; the block size is a constant in the hot loops). CBC encryption of streams of
+//! one length first offers the whole job to [`BlockCipher::cbc_encrypt_streams`] (AES on 512-bit
+//! VAES keeps the chaining values in registers there).
 //!
 //! Every function gives exactly what one single-stream call per stream gives ([`crate::mode::cbc`] with
 //! an `n`-byte IV, [`crate::mode::cfb`] with `s = m = n`, [`crate::mac::omac`]).
@@ -98,6 +102,44 @@ fn block_range(n: usize, len: usize, index: usize) -> core::ops::Range<usize> {
     index * n..len.min((index + 1) * n)
 }
 
+/// `dst[..n] ^= src[..n]` as whole words for the 8- and 16-byte blocks of the ciphers here (the
+/// callers are inlined with a constant `n`, so the match folds away).
+#[inline(always)]
+fn xor_block(dst: &mut [u8], src: &[u8], n: usize) {
+    let (dst, src) = (&mut dst[..n], &src[..n]);
+    if let (Ok(d), Ok(s)) = (
+        <&mut [u8; 16]>::try_from(&mut *dst),
+        <&[u8; 16]>::try_from(src),
+    ) {
+        *d = (u128::from_ne_bytes(*d) ^ u128::from_ne_bytes(*s)).to_ne_bytes();
+    } else if let (Ok(d), Ok(s)) = (
+        <&mut [u8; 8]>::try_from(&mut *dst),
+        <&[u8; 8]>::try_from(src),
+    ) {
+        *d = (u64::from_ne_bytes(*d) ^ u64::from_ne_bytes(*s)).to_ne_bytes();
+    } else {
+        xor_in_place(dst, src);
+    }
+}
+
+/// Runs `$body` (which uses the block size `$n`) with `$n` a constant for the usual block sizes, so
+/// that the per-block copies and XORs in it compile to single word moves.
+macro_rules! with_const_block_size {
+    ($n:ident, $body:expr) => {
+        match $n {
+            8 => {
+                let $n = 8;
+                $body
+            }
+            16 => {
+                let $n = 16;
+                $body
+            }
+            _ => $body,
+        }
+    };
+}
+
 /// CBC-encrypts every `data[i]` (whole blocks) in place with `ciphers[i]` and the `n`-byte `ivs[i]`.
 pub fn cbc_encrypt<C: BlockCipher>(
     ciphers: &[&C],
@@ -106,21 +148,43 @@ pub fn cbc_encrypt<C: BlockCipher>(
 ) -> Result<()> {
     let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
     let (n, blocks, order, lanes, mut state) = setup(ciphers, ivs, &lens, true)?;
+    // Streams of one length may go to the cipher's own multi-stream kernel, if it has one.
+    if lens.windows(2).all(|w| w[0] == w[1]) && C::cbc_encrypt_streams(ciphers, ivs, data) {
+        return Ok(());
+    }
+    with_const_block_size!(
+        n,
+        cbc_encrypt_lanes(n, &blocks, &order, &lanes, &mut state, data)
+    );
+    Ok(())
+}
+
+/// The lane walk of [`cbc_encrypt`]: gather (XOR each stream's block into its lane register),
+/// encipher all lanes, scatter (copy each register out as the ciphertext block).
+#[inline(always)]
+fn cbc_encrypt_lanes<C: BlockCipher>(
+    n: usize,
+    blocks: &[usize],
+    order: &[usize],
+    lanes: &[&C],
+    state: &mut [u8],
+    data: &mut [&mut [u8]],
+) {
     let mut live = order.len();
     for index in 0.. {
-        live = live_lanes(&order, &blocks, live, index);
+        live = live_lanes(order, blocks, live, index);
         if live == 0 {
             break;
         }
-        for (lane, &i) in order[..live].iter().enumerate() {
-            xor_in_place(&mut state[lane * n..(lane + 1) * n], &data[i][index * n..]);
+        let at = index * n;
+        for (register, &i) in state.chunks_exact_mut(n).zip(&order[..live]) {
+            xor_block(register, &data[i][at..], n);
         }
         C::encrypt_lanes(&lanes[..live], &mut state[..live * n]);
-        for (lane, &i) in order[..live].iter().enumerate() {
-            data[i][index * n..(index + 1) * n].copy_from_slice(&state[lane * n..(lane + 1) * n]);
+        for (register, &i) in state.chunks_exact(n).zip(&order[..live]) {
+            data[i][at..at + n].copy_from_slice(register);
         }
     }
-    Ok(())
 }
 
 /// CBC-decrypts every `data[i]` (whole blocks) in place with `ciphers[i]` and the `n`-byte `ivs[i]`.
@@ -134,24 +198,54 @@ pub fn cbc_decrypt<C: BlockCipher>(
     // Holds plaintext after the XOR: wiped on drop.
     let mut work = Zeroizing::new(vec![0u8; order.len() * n]);
     let mut saved = vec![0u8; order.len() * n];
+    with_const_block_size!(
+        n,
+        cbc_decrypt_lanes(
+            n,
+            &blocks,
+            &order,
+            &lanes,
+            [&mut prev[..], &mut work[..], &mut saved[..]],
+            data
+        )
+    );
+    Ok(())
+}
+
+/// The lane walk of [`cbc_decrypt`]: `registers` are the previous ciphertext blocks (IVs first),
+/// the work lanes and the saved ciphertext of this index.
+#[inline(always)]
+fn cbc_decrypt_lanes<C: BlockCipher>(
+    n: usize,
+    blocks: &[usize],
+    order: &[usize],
+    lanes: &[&C],
+    registers: [&mut [u8]; 3],
+    data: &mut [&mut [u8]],
+) {
+    let [prev, work, saved] = registers;
     let mut live = order.len();
     for index in 0.. {
-        live = live_lanes(&order, &blocks, live, index);
+        live = live_lanes(order, blocks, live, index);
         if live == 0 {
             break;
         }
-        for (lane, &i) in order[..live].iter().enumerate() {
-            work[lane * n..(lane + 1) * n].copy_from_slice(&data[i][index * n..(index + 1) * n]);
+        let at = index * n;
+        for (register, &i) in work.chunks_exact_mut(n).zip(&order[..live]) {
+            register.copy_from_slice(&data[i][at..at + n]);
         }
         saved[..live * n].copy_from_slice(&work[..live * n]);
         C::decrypt_lanes(&lanes[..live], &mut work[..live * n]);
-        xor_in_place(&mut work[..live * n], &prev[..live * n]);
-        for (lane, &i) in order[..live].iter().enumerate() {
-            data[i][index * n..(index + 1) * n].copy_from_slice(&work[lane * n..(lane + 1) * n]);
+        for ((register, p), &i) in work
+            .chunks_exact_mut(n)
+            .zip(prev.chunks_exact(n))
+            .zip(&order[..live])
+        {
+            xor_block(register, p, n);
+            data[i][at..at + n].copy_from_slice(register);
         }
         prev[..live * n].copy_from_slice(&saved[..live * n]);
     }
-    Ok(())
 }
 
 /// CFB with full-block segments (`s = m = n`): encrypts every `data[i]` (any length) in place.
@@ -180,31 +274,66 @@ fn cfb<C: BlockCipher>(
 ) -> Result<()> {
     let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
     let (n, blocks, order, lanes, mut state) = setup(ciphers, ivs, &lens, false)?;
+    // Holds ciphertext blocks while decrypting (public, but kept beside the key stream).
+    let mut saved = Zeroizing::new(vec![0u8; order.len() * n]);
+    with_const_block_size!(
+        n,
+        cfb_lanes(
+            n,
+            &lens,
+            (&blocks, &order, &lanes),
+            (&mut state, &mut saved),
+            data,
+            decrypting
+        )
+    );
+    Ok(())
+}
+
+/// The lane walk of CFB: encipher every register (the previous ciphertext block, or the IV) into
+/// the key stream, XOR it into each stream's block, and make the ciphertext the next register. Full
+/// blocks move as whole blocks; only a stream's short last block goes byte by byte.
+#[allow(clippy::type_complexity)]
+#[inline(always)]
+fn cfb_lanes<C: BlockCipher>(
+    n: usize,
+    lens: &[usize],
+    (blocks, order, lanes): (&[usize], &[usize], &[&C]),
+    (state, saved): (&mut [u8], &mut [u8]),
+    data: &mut [&mut [u8]],
+    decrypting: bool,
+) {
     let mut live = order.len();
     for index in 0.. {
-        live = live_lanes(&order, &blocks, live, index);
+        live = live_lanes(order, blocks, live, index);
         if live == 0 {
             break;
         }
-        // state[lane] = C_(index-1) (or the IV) becomes the key stream block O_index.
+        let at = index * n;
+        if decrypting {
+            // Next register = this ciphertext; gather it before the key stream overwrites it.
+            for (slot, &i) in saved.chunks_exact_mut(n).zip(&order[..live]) {
+                let block = &data[i][block_range(n, lens[i], index)];
+                slot[..block.len()].copy_from_slice(block);
+            }
+        }
         C::encrypt_lanes(&lanes[..live], &mut state[..live * n]);
-        for (lane, &i) in order[..live].iter().enumerate() {
-            let segment = &mut data[i][block_range(n, lens[i], index)];
-            let register = &mut state[lane * n..(lane + 1) * n];
-            if decrypting {
-                // Next register = this ciphertext; output = ciphertext ^ key stream.
-                for (c, r) in segment.iter_mut().zip(register.iter_mut()) {
-                    let ct = *c;
-                    *c ^= *r;
-                    *r = ct;
-                }
+        for ((register, slot), &i) in state
+            .chunks_exact_mut(n)
+            .zip(saved.chunks_exact(n))
+            .zip(&order[..live])
+        {
+            if lens[i] >= at + n {
+                let block = &mut data[i][at..at + n];
+                xor_block(block, register, n);
+                let next = if decrypting { slot } else { &*block };
+                register.copy_from_slice(next);
             } else {
-                xor_in_place(segment, register);
-                register[..segment.len()].copy_from_slice(segment);
+                // The short last block of this stream: no later register is needed.
+                xor_in_place(&mut data[i][at..], register);
             }
         }
     }
-    Ok(())
 }
 
 /// OMAC (CMAC) tags of `msgs[i]` under `ciphers[i]`, all `tag_len` bytes (`1..=n`; 8- or 16-byte blocks).

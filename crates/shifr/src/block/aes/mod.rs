@@ -126,6 +126,18 @@ impl Aes {
         }
     }
 
+    /// The encryption round keys and round count when this instance runs on 512-bit VAES, for
+    /// kernels that fuse AES with other work (stitched AES-GCM).
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn vaes512_round_keys(&self) -> Option<(&[[u8; 16]], usize)> {
+        match &self.engine {
+            Engine::Vaes(v) if v.width() == x86_vaes::Width::Z512 => {
+                Some((&v.aesni().enc_keys()[..], v.aesni().rounds()))
+            }
+            _ => None,
+        }
+    }
+
     /// Multi-stream on AES-NI when every lane has x86 round keys of one size; `false` otherwise.
     #[cfg(target_arch = "x86_64")]
     fn x86_lanes<const DEC: bool>(ciphers: &[&Aes], blocks: &mut [u8]) -> bool {
@@ -149,6 +161,36 @@ impl Aes {
             x86_aesni::crypt_lanes::<DEC>(&keys[..lanes.len()], data);
         }
         true
+    }
+
+    /// Multi-stream CBC encryption on 512-bit VAES (four streams per register) when every
+    /// stream runs on [`Backend::Avx512`] (so `SHIFR_BACKEND=aesni|vaes` keep the lane walk),
+    /// with one key size, a multiple of four streams and whole blocks of one length; `false`,
+    /// touching nothing, otherwise.
+    #[cfg(target_arch = "x86_64")]
+    fn vaes512_cbc_streams(ciphers: &[&Aes], ivs: &[&[u8]], streams: &mut [&mut [u8]]) -> bool {
+        let len = streams.first().map_or(0, |s| s.len());
+        let keys: Vec<&x86_aesni::AesNi> = ciphers
+            .iter()
+            .filter(|c| c.backend() == Backend::Avx512)
+            .filter_map(|c| c.aesni())
+            .collect();
+        let rounds = keys.first().map(|k| k.rounds());
+        let usable = !keys.is_empty()
+            && keys.len() == ciphers.len()
+            && keys.len().is_multiple_of(4)
+            && keys.iter().all(|k| Some(k.rounds()) == rounds)
+            && ivs.len() == keys.len()
+            && ivs.iter().all(|iv| iv.len() == 16)
+            && streams.len() == keys.len()
+            && streams.iter().all(|s| s.len() == len)
+            && len.is_multiple_of(16);
+        usable && x86_vaes::cbc_encrypt_streams(&keys, ivs, streams)
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn vaes512_cbc_streams(_: &[&Aes], _: &[&[u8]], _: &mut [&mut [u8]]) -> bool {
+        false
     }
 
     /// Key length in bytes (16, 24 or 32).
@@ -211,6 +253,15 @@ impl BlockCipher for Aes {
         }
     }
 
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
+        match (&self.engine, <&mut [u8; 16]>::try_from(counter)) {
+            #[cfg(target_arch = "x86_64")]
+            (Engine::Vaes(v), Ok(counter)) => v.ctr128_xor(counter, data),
+            _ => false,
+        }
+    }
+
     fn decrypt_blocks(&self, data: &mut [u8]) {
         match &self.engine {
             Engine::Portable(e) => e.decrypt_blocks(data),
@@ -231,6 +282,10 @@ impl BlockCipher for Aes {
         for (c, block) in ciphers.iter().zip(blocks.chunks_exact_mut(16)) {
             c.encrypt_blocks(block);
         }
+    }
+
+    fn cbc_encrypt_streams(ciphers: &[&Aes], ivs: &[&[u8]], streams: &mut [&mut [u8]]) -> bool {
+        Aes::vaes512_cbc_streams(ciphers, ivs, streams)
     }
 
     fn decrypt_lanes(ciphers: &[&Aes], blocks: &mut [u8]) {

@@ -8,10 +8,11 @@
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm256_aesdec_epi128, _mm256_aesdeclast_epi128,
     _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_broadcastsi128_si256,
-    _mm256_loadu_si256, _mm256_storeu_si256, _mm256_xor_si256, _mm512_add_epi32,
+    _mm256_loadu_si256, _mm256_storeu_si256, _mm256_xor_si256, _mm512_add_epi32, _mm512_add_epi64,
     _mm512_aesdec_epi128, _mm512_aesdeclast_epi128, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
-    _mm512_broadcast_i32x4, _mm512_loadu_si512, _mm512_set_epi32, _mm512_set_epi64,
-    _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512, _mm_aesdec_si128,
+    _mm512_broadcast_i32x4, _mm512_castsi128_si512, _mm512_castsi512_si128,
+    _mm512_extracti32x4_epi32, _mm512_inserti32x4, _mm512_loadu_si512, _mm512_set_epi32,
+    _mm512_set_epi64, _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512, _mm_aesdec_si128,
     _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128,
     _mm_storeu_si128, _mm_xor_si128,
 };
@@ -107,10 +108,32 @@ impl Vaes {
                     return false;
                 }
                 // SAFETY: `new` checked VAES, AVX-512 F and AES-NI; AVX-512 BW just above.
-                unsafe { ctr32_z512(self.keys.enc_keys(), self.keys.rounds(), first, data) };
+                unsafe { ctr_z512::<false>(self.keys.enc_keys(), self.keys.rounds(), first, data) };
                 true
             }
         }
+    }
+}
+
+impl Vaes {
+    /// SP 800-38A CTR (the whole block a big-endian counter): XORs the key stream from `counter`
+    /// into `data` and advances `counter` past the blocks used. Only the 512-bit width has this
+    /// path, and only while the low 64 bits of the counter do not wrap within `data` (they are
+    /// stepped by 64-bit vector adds); returns `false`, touching nothing, otherwise.
+    pub(super) fn ctr128_xor(&self, counter: &mut [u8; 16], data: &mut [u8]) -> bool {
+        if self.width != Width::Z512 || !crate::cpu::features().avx512bw {
+            return false;
+        }
+        let start = u128::from_be_bytes(*counter);
+        let blocks = data.len().div_ceil(16) as u128;
+        // The counter's low half must reach start_low + blocks - 1 without a carry.
+        if u128::from(start as u64) + blocks > u128::from(u64::MAX) + 1 {
+            return false;
+        }
+        // SAFETY: `new` checked VAES, AVX-512 F and AES-NI; AVX-512 BW just above.
+        unsafe { ctr_z512::<true>(self.keys.enc_keys(), self.keys.rounds(), counter, data) };
+        *counter = start.wrapping_add(blocks).to_be_bytes();
+        true
     }
 }
 
@@ -260,42 +283,52 @@ fn reverse_lanes(v: __m512i) -> __m512i {
     _mm512_shuffle_epi8(v, _mm512_set_epi64(hi, lo, hi, lo, hi, lo, hi, lo))
 }
 
-/// `n` added to the 32-bit word 0 of every 128-bit lane (`n + lane` when `per_lane`).
+/// `n` added to the counter of every 128-bit lane (`n + lane` when `per_lane`): to its 32-bit
+/// word 0 (GCM's inc32) or, when `LOW64`, to its 64-bit word 0 (the low half of a 128-bit counter,
+/// which the caller has checked cannot carry into the high half).
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn lane_counter(n: i32, per_lane: bool) -> __m512i {
+fn advance<const LOW64: bool>(ctr: __m512i, n: i32, per_lane: bool) -> __m512i {
     let d = i32::from(per_lane);
-    _mm512_set_epi32(
-        0,
-        0,
-        0,
-        n + 3 * d,
-        0,
-        0,
-        0,
-        n + 2 * d,
-        0,
-        0,
-        0,
-        n + d,
-        0,
-        0,
-        0,
-        n,
-    )
+    if LOW64 {
+        let [a, b, c, e] = [n, n + d, n + 2 * d, n + 3 * d].map(i64::from);
+        _mm512_add_epi64(ctr, _mm512_set_epi64(0, e, 0, c, 0, b, 0, a))
+    } else {
+        _mm512_add_epi32(
+            ctr,
+            _mm512_set_epi32(
+                0,
+                0,
+                0,
+                n + 3 * d,
+                0,
+                0,
+                0,
+                n + 2 * d,
+                0,
+                0,
+                0,
+                n + d,
+                0,
+                0,
+                0,
+                n,
+            ),
+        )
+    }
 }
 
-/// The CTR key stream of four counter blocks (`ctr` holds them byte-reversed, so that the
-/// big-endian 32-bit counter is word 0 of each lane and `vpaddd` is inc32).
+/// The CTR key stream of `4 N` counter blocks from `ctr` (the counter blocks byte-reversed, so
+/// that the big-endian counter's low word is word 0 of each lane and a vector add increments it).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,vaes")]
-fn keystream_regs<const N: usize>(
+fn keystream_regs<const N: usize, const LOW64: bool>(
     rk: &[__m512i; MAX_ROUND_KEYS],
     rounds: usize,
     ctr: __m512i,
 ) -> [__m512i; N] {
     let mut s: [__m512i; N] = core::array::from_fn(|i| {
-        let c = _mm512_add_epi32(ctr, lane_counter(4 * i as i32, false));
+        let c = advance::<LOW64>(ctr, 4 * i as i32, false);
         _mm512_xor_si512(reverse_lanes(c), rk[0])
     });
     for k in &rk[1..rounds] {
@@ -309,15 +342,17 @@ fn keystream_regs<const N: usize>(
     s
 }
 
+/// XORs the key stream from the counter block `first` into `data` (any length); see
+/// [`advance`] for the two counter steps.
 #[target_feature(enable = "avx512f,avx512bw,vaes,aes")]
-fn ctr32_z512(keys: &RoundKeys, rounds: usize, first: &[u8; 16], data: &mut [u8]) {
+fn ctr_z512<const LOW64: bool>(keys: &RoundKeys, rounds: usize, first: &[u8; 16], data: &mut [u8]) {
     let rk: [__m512i; MAX_ROUND_KEYS] =
         core::array::from_fn(|i| _mm512_broadcast_i32x4(load128(&keys[i])));
     let base = reverse_lanes(_mm512_broadcast_i32x4(load128(first)));
-    let mut ctr = _mm512_add_epi32(base, lane_counter(0, true));
+    let mut ctr = advance::<LOW64>(base, 0, true);
     let mut groups = data.chunks_exact_mut(64 * REGS);
     for group in &mut groups {
-        let ks = keystream_regs::<REGS>(&rk, rounds, ctr);
+        let ks = keystream_regs::<REGS, LOW64>(&rk, rounds, ctr);
         for (i, k) in ks.iter().enumerate() {
             let at = group[64 * i..64 * i + 64].as_mut_ptr();
             // SAFETY: `at` points to 64 readable and writable bytes of `group`; unaligned access.
@@ -326,10 +361,10 @@ fn ctr32_z512(keys: &RoundKeys, rounds: usize, first: &[u8; 16], data: &mut [u8]
                 _mm512_storeu_si512(at.cast(), _mm512_xor_si512(d, *k));
             }
         }
-        ctr = _mm512_add_epi32(ctr, lane_counter(4 * REGS as i32, false));
+        ctr = advance::<LOW64>(ctr, 4 * REGS as i32, false);
     }
     for part in groups.into_remainder().chunks_mut(64) {
-        let [k] = keystream_regs::<1>(&rk, rounds, ctr);
+        let [k] = keystream_regs::<1, LOW64>(&rk, rounds, ctr);
         let mut ks = [0u8; 64];
         // SAFETY: `ks` is 64 writable bytes; unaligned store.
         unsafe { _mm512_storeu_si512(ks.as_mut_ptr().cast(), k) };
@@ -337,6 +372,90 @@ fn ctr32_z512(keys: &RoundKeys, rounds: usize, first: &[u8; 16], data: &mut [u8]
             *d ^= k;
         }
         ks.zeroize();
-        ctr = _mm512_add_epi32(ctr, lane_counter(4, false));
+        ctr = advance::<LOW64>(ctr, 4, false);
     }
+}
+
+/// Multi-stream CBC encryption with 512-bit VAES: lane `l` of a register belongs to stream
+/// `4g + l` of a group, so each register needs the four streams' round keys side by side; those
+/// are laid out once per call (not once per block, which would cost three inserts per round), and
+/// four registers (sixteen streams) run interleaved so that four independent AES chains hide the
+/// instruction latency. The chaining values stay in registers for the whole streams. `keys`,
+/// `ivs` and `streams` are equally many, a multiple of four; every stream is `len` bytes, a
+/// multiple of 16 (the caller checks all this). Returns `false` if the CPU lacks 512-bit VAES.
+pub(super) fn cbc_encrypt_streams(
+    keys: &[&AesNi],
+    ivs: &[&[u8]],
+    streams: &mut [&mut [u8]],
+) -> bool {
+    let f = crate::cpu::features();
+    if !(f.vaes && f.avx512f) {
+        return false;
+    }
+    let mut keys16 = keys.chunks_exact(16);
+    let mut ivs16 = ivs.chunks_exact(16);
+    let mut streams16 = streams.chunks_exact_mut(16);
+    for ((k, iv), s) in (&mut keys16).zip(&mut ivs16).zip(&mut streams16) {
+        // SAFETY: VAES and AVX-512 F were checked above; AES-NI by every `AesNi`.
+        unsafe { cbc_streams_z512::<4>(k, iv, s) };
+    }
+    let rest = keys16.remainder().chunks_exact(4);
+    let rest_ivs = ivs16.remainder().chunks_exact(4);
+    for ((k, iv), s) in rest
+        .zip(rest_ivs)
+        .zip(streams16.into_remainder().chunks_exact_mut(4))
+    {
+        // SAFETY: as above.
+        unsafe { cbc_streams_z512::<1>(k, iv, s) };
+    }
+    true
+}
+
+/// `4 G` streams (`keys`, `ivs`, `streams` each that many), `G` registers of four lanes.
+#[target_feature(enable = "avx512f,vaes,aes")]
+fn cbc_streams_z512<const G: usize>(keys: &[&AesNi], ivs: &[&[u8]], streams: &mut [&mut [u8]]) {
+    let rounds = keys[0].rounds();
+    // Round key r of lane l of register g: rk[g][r][l], the key bytes in memory order (held as
+    // u128 so that the wipe below is 16 bytes per store, not one).
+    let mut rk = [[[0u128; 4]; MAX_ROUND_KEYS]; G];
+    for (g, regs) in rk.iter_mut().enumerate() {
+        for (l, key) in keys[4 * g..4 * g + 4].iter().enumerate() {
+            for (r, k) in regs.iter_mut().zip(key.enc_keys()) {
+                r[l] = u128::from_ne_bytes(*k);
+            }
+        }
+    }
+    let round_key = |g: usize, r: usize| {
+        // SAFETY: `rk[g][r]` is 64 readable bytes; unaligned load.
+        unsafe { _mm512_loadu_si512(rk[g][r].as_ptr().cast()) }
+    };
+    let gather = |blocks: [&[u8]; 4]| {
+        let v = _mm512_castsi128_si512(load128(blocks[0]));
+        let v = _mm512_inserti32x4::<1>(v, load128(blocks[1]));
+        let v = _mm512_inserti32x4::<2>(v, load128(blocks[2]));
+        _mm512_inserti32x4::<3>(v, load128(blocks[3]))
+    };
+    let mut state: [__m512i; G] =
+        core::array::from_fn(|g| gather(core::array::from_fn(|l| ivs[4 * g + l])));
+    let len = streams[0].len();
+    for at in (0..len).step_by(16) {
+        for (g, s) in state.iter_mut().enumerate() {
+            let p = gather(core::array::from_fn(|l| &streams[4 * g + l][at..]));
+            *s = _mm512_xor_si512(_mm512_xor_si512(*s, p), round_key(g, 0));
+        }
+        for r in 1..rounds {
+            for (g, s) in state.iter_mut().enumerate() {
+                *s = _mm512_aesenc_epi128(*s, round_key(g, r));
+            }
+        }
+        for (g, s) in state.iter_mut().enumerate() {
+            *s = _mm512_aesenclast_epi128(*s, round_key(g, rounds));
+            let group = &mut streams[4 * g..4 * g + 4];
+            store128(&mut group[0][at..], _mm512_castsi512_si128(*s));
+            store128(&mut group[1][at..], _mm512_extracti32x4_epi32::<1>(*s));
+            store128(&mut group[2][at..], _mm512_extracti32x4_epi32::<2>(*s));
+            store128(&mut group[3][at..], _mm512_extracti32x4_epi32::<3>(*s));
+        }
+    }
+    rk.zeroize();
 }

@@ -109,7 +109,7 @@ fn le_word(b: &[u8]) -> u32 {
 ///
 /// Encryption and decryption are the same call, [`ChaCha20::apply_keystream`]. Key material and
 /// buffered key stream are zeroized on drop.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+#[derive(Clone)]
 pub struct ChaCha20 {
     /// Setup state; word 12 (the counter) is supplied per batch from `next_block`.
     state: [u32; 16],
@@ -205,6 +205,29 @@ impl ChaCha20 {
         self.end = blocks as usize * 64;
     }
 }
+
+impl Zeroize for ChaCha20 {
+    /// Wipes the key, the counter and the key stream buffer. The buffer is written only by
+    /// `refill`, so a cipher that never buffered (every call whole batches, the common case for
+    /// large messages) skips wiping its 1 KiB of zeros byte by byte.
+    fn zeroize(&mut self) {
+        self.state.zeroize();
+        if self.end > 0 {
+            self.buf.zeroize();
+        }
+        self.pos = 0;
+        self.end = 0;
+        self.next_block.zeroize();
+    }
+}
+
+impl Drop for ChaCha20 {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl ZeroizeOnDrop for ChaCha20 {}
 
 /// XChaCha20 (draft-irtf-cfrg-xchacha-03 section 2.3): ChaCha20 keyed with
 /// `hchacha20(key, nonce[..16])` and the nonce `0^32 || nonce[16..24]`.

@@ -1,0 +1,297 @@
+//! Poly1305 with AVX-512 IFMA (`vpmadd52luq` / `vpmadd52huq`): radix 2^44, sixteen blocks per
+//! step in two 8-lane accumulators.
+//!
+//! A value below 2^130 is three limbs of 44, 44 and 42 bits. The product `h r` has five partial
+//! sums at 2^0, 2^44, 2^88, 2^132 and 2^176; modulo 2^130 - 5 the last two fold back as
+//! `2^132 = 20` and `2^176 = 20 * 2^44`, so with `s_i = 20 r_i`:
+//!
+//! ```text
+//! d0 = h0 r0 + h1 s2 + h2 s1      d1 = h0 r1 + h1 r0 + h2 s2      d2 = h0 r2 + h1 r1 + h2 r0
+//! ```
+//!
+//! Each 52x52-bit product leaves its low 52 bits through `vpmadd52luq` and its high 52 bits
+//! through `vpmadd52huq`; a high part of limb `i` weighs 2^52 = 2^8 * 2^44, so it goes to limb
+//! `i + 1` shifted left by 8 (limb 2's, at 2^140, comes back to limb 0 times 5 * 2^10). One round
+//! of carries done in parallel (0 -> 1, 1 -> 2, 2 -> 0 times 5) leaves every limb a few bits above
+//! its width, far below the 52 bits the next multiply reads. The scheme of the lanes and the final
+//! powers is the one of `poly1305_x86` (r^16 in the loop, r^16..r^1 lane by lane at the end).
+//!
+//! Multiply-adds, shifts, masks and additions only: no branch or memory access depends on the key
+//! or the message, so this is constant-time.
+
+use core::arch::x86_64::{
+    __m512i, _mm512_add_epi64, _mm512_and_si512, _mm512_loadu_si512, _mm512_madd52hi_epu64,
+    _mm512_madd52lo_epu64, _mm512_or_si512, _mm512_reduce_add_epi64, _mm512_set1_epi64,
+    _mm512_setzero_si512, _mm512_slli_epi64, _mm512_srli_epi64, _mm512_unpackhi_epi64,
+    _mm512_unpacklo_epi64,
+};
+
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+const MASK44: u64 = (1 << 44) - 1;
+const MASK42: u64 = (1 << 42) - 1;
+const MASK26: u64 = (1 << 26) - 1;
+
+/// Lanes per register and blocks per step (two accumulators).
+const LANES: usize = 8;
+const STEP_BLOCKS: usize = 2 * LANES;
+
+/// Multiplies two values in 44-bit limbs modulo 2^130 - 5 (scalar; for the key powers). The
+/// result has limbs below 2^44, 2^44 + 2^12 and 2^42.
+fn mul_mod(a: &[u64; 3], b: &[u64; 3]) -> [u64; 3] {
+    let [a0, a1, a2] = a.map(u128::from);
+    let [b0, b1, b2] = b.map(u128::from);
+    let (s1, s2) = (20 * b1, 20 * b2);
+    let d0 = a0 * b0 + a1 * s2 + a2 * s1;
+    let mut d1 = a0 * b1 + a1 * b0 + a2 * s2;
+    let mut d2 = a0 * b2 + a1 * b1 + a2 * b0;
+    let (m44, m42) = (u128::from(MASK44), u128::from(MASK42));
+    d1 += d0 >> 44;
+    d2 += d1 >> 44;
+    let f = (d0 & m44) + (d2 >> 42) * 5;
+    let r = [f & m44, (d1 & m44) + (f >> 44), d2 & m42];
+    r.map(|x| x as u64)
+}
+
+/// 26-bit limbs (each a little above 2^26 at most) to 44-bit limbs of the same value.
+fn from_radix26(h: &[u32; 5]) -> [u64; 3] {
+    let [h0, h1, h2, h3, h4] = h.map(u64::from);
+    let t = h0 + (h1 << 26);
+    let l0 = t & MASK44;
+    let t = (t >> 44) + (h2 << 8) + (h3 << 34);
+    let l1 = t & MASK44;
+    let l2 = (t >> 44) + (h4 << 16);
+    [l0, l1, l2]
+}
+
+/// 44-bit limbs (each below 2^50) to partially reduced 26-bit limbs of the same value mod p.
+fn to_radix26(l: [u64; 3]) -> [u32; 5] {
+    let [mut l0, mut l1, mut l2] = l;
+    l1 += l0 >> 44;
+    l0 &= MASK44;
+    l2 += l1 >> 44;
+    l1 &= MASK44;
+    l0 += (l2 >> 42) * 5;
+    l2 &= MASK42;
+    l1 += l0 >> 44;
+    l0 &= MASK44;
+    l2 += l1 >> 44;
+    l1 &= MASK44;
+    // Now l0, l1 < 2^44 and l2 <= 2^42: no two shifted limbs below overlap.
+    let h = [
+        l0 & MASK26,
+        ((l0 >> 26) | (l1 << 18)) & MASK26,
+        (l1 >> 8) & MASK26,
+        ((l1 >> 34) | (l2 << 10)) & MASK26,
+        l2 >> 16,
+    ];
+    h.map(|x| x as u32)
+}
+
+/// The key powers in 44-bit limbs. Holding one proves that the CPU has AVX-512 F and IFMA:
+/// [`IfmaKey::new`] is the only constructor and checks them.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(super) struct IfmaKey {
+    /// r^16, broadcast for the inner steps.
+    top: [u64; 3],
+    /// Final per-lane multipliers `[accumulator][limb][element]` in load order.
+    last: [[[u64; LANES]; 3]; 2],
+}
+
+impl IfmaKey {
+    /// Precomputes r^1..r^16 from the clamped `r` (26-bit limbs), or `None` when this CPU lacks
+    /// AVX-512 F or IFMA.
+    pub(super) fn new(r: &[u32; 5]) -> Option<IfmaKey> {
+        let f = crate::cpu::features();
+        if !(f.avx512f && f.avx512ifma) {
+            return None;
+        }
+        let r = from_radix26(r);
+        // p[k] = r^(k+1).
+        let mut p = [r; STEP_BLOCKS];
+        for k in 1..STEP_BLOCKS {
+            p[k] = mul_mod(&p[k - 1], &r);
+        }
+        let mut last = [[[0u64; LANES]; 3]; 2];
+        for (acc, limbs) in last.iter_mut().enumerate() {
+            for (i, limb) in limbs.iter_mut().enumerate() {
+                for (e, v) in limb.iter_mut().enumerate() {
+                    // Element e holds block k = e/2 + 4(e%2) of this accumulator (see
+                    // `load_group`), block acc*8 + k of the step, multiplied by r^(16 - that).
+                    let k = acc * LANES + e / 2 + (LANES / 2) * (e % 2);
+                    *v = p[STEP_BLOCKS - 1 - k][i];
+                }
+            }
+        }
+        let top = p[STEP_BLOCKS - 1];
+        p.zeroize();
+        Some(IfmaKey { top, last })
+    }
+
+    /// Absorbs the whole 16-block steps of `data` (full blocks, 2^128 bit set) into `h`, which is
+    /// in 26-bit limbs; returns the number of bytes absorbed.
+    pub(super) fn absorb(&self, h: &mut [u32; 5], data: &[u8]) -> usize {
+        let whole = data.len() / (16 * STEP_BLOCKS) * (16 * STEP_BLOCKS);
+        if whole == 0 {
+            return 0;
+        }
+        let mut acc = from_radix26(h);
+        // SAFETY: an `IfmaKey` exists only if the CPU has AVX-512 F and IFMA (see `new`).
+        unsafe { absorb_steps(&self.top, &self.last, &mut acc, &data[..whole]) };
+        *h = to_radix26(acc);
+        acc.zeroize();
+        whole
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn splat(x: u64) -> __m512i {
+    _mm512_set1_epi64(x as i64)
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn lanes(x: &[u64; LANES]) -> __m512i {
+    // SAFETY: `x` is 64 readable bytes; unaligned load.
+    unsafe { _mm512_loadu_si512(x.as_ptr().cast()) }
+}
+
+/// The 44-bit limbs (2^128 bit included) of eight blocks; element `2q + h` holds block `q + 4h`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_group(group: &[u8]) -> [__m512i; 3] {
+    let group = &group[..128];
+    // SAFETY: `group` is 128 readable bytes, two unaligned 64-byte loads.
+    let (a, b) = unsafe {
+        (
+            _mm512_loadu_si512(group.as_ptr().cast()),
+            _mm512_loadu_si512(group[64..].as_ptr().cast()),
+        )
+    };
+    let lo = _mm512_unpacklo_epi64(a, b);
+    let hi = _mm512_unpackhi_epi64(a, b);
+    let m = splat(MASK44);
+    [
+        _mm512_and_si512(lo, m),
+        _mm512_and_si512(
+            _mm512_or_si512(_mm512_srli_epi64::<44>(lo), _mm512_slli_epi64::<20>(hi)),
+            m,
+        ),
+        _mm512_or_si512(_mm512_srli_epi64::<24>(hi), splat(1 << 40)),
+    ]
+}
+
+/// `h * r` modulo 2^130 - 5 lane by lane, partially reduced (`s = 20 r[1..3]`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn mul_reduce(h: &[__m512i; 3], r: &[__m512i; 3], s: &[__m512i; 2]) -> [__m512i; 3] {
+    let [h0, h1, h2] = *h;
+    let [r0, r1, r2] = *r;
+    let [s1, s2] = *s;
+    let z = _mm512_setzero_si512();
+    let lo = |a: __m512i, b: __m512i, c: __m512i, d: __m512i, e: __m512i, f: __m512i| {
+        _mm512_madd52lo_epu64(
+            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, a, b), c, d),
+            e,
+            f,
+        )
+    };
+    let hi = |a: __m512i, b: __m512i, c: __m512i, d: __m512i, e: __m512i, f: __m512i| {
+        _mm512_madd52hi_epu64(
+            _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(z, a, b), c, d),
+            e,
+            f,
+        )
+    };
+    let lo0 = lo(h0, r0, h1, s2, h2, s1);
+    let hi0 = hi(h0, r0, h1, s2, h2, s1);
+    let lo1 = lo(h0, r1, h1, r0, h2, s2);
+    let hi1 = hi(h0, r1, h1, r0, h2, s2);
+    let lo2 = lo(h0, r2, h1, r1, h2, r0);
+    let hi2 = hi(h0, r2, h1, r1, h2, r0);
+    // High halves weigh 2^8 of the next limb; limb 2's wraps to limb 0 as 5 * 2^10.
+    let d0 = _mm512_add_epi64(
+        lo0,
+        _mm512_add_epi64(_mm512_slli_epi64::<12>(hi2), _mm512_slli_epi64::<10>(hi2)),
+    );
+    let d1 = _mm512_add_epi64(lo1, _mm512_slli_epi64::<8>(hi0));
+    let d2 = _mm512_add_epi64(lo2, _mm512_slli_epi64::<8>(hi1));
+    // Every d_i < 2^55: one parallel round of carries brings the limbs to 2^44 + 2^15,
+    // 2^44 + 2^11 and 2^42 + 2^11.
+    let (m44, m42) = (splat(MASK44), splat(MASK42));
+    let c0 = _mm512_srli_epi64::<44>(d0);
+    let c1 = _mm512_srli_epi64::<44>(d1);
+    let c2 = _mm512_srli_epi64::<42>(d2);
+    [
+        _mm512_add_epi64(
+            _mm512_and_si512(d0, m44),
+            _mm512_add_epi64(c2, _mm512_slli_epi64::<2>(c2)),
+        ),
+        _mm512_add_epi64(_mm512_and_si512(d1, m44), c0),
+        _mm512_add_epi64(_mm512_and_si512(d2, m42), c1),
+    ]
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn add_limbs(a: &[__m512i; 3], b: &[__m512i; 3]) -> [__m512i; 3] {
+    core::array::from_fn(|i| _mm512_add_epi64(a[i], b[i]))
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn times20(r: &[__m512i; 3]) -> [__m512i; 2] {
+    core::array::from_fn(|i| {
+        let x = r[i + 1];
+        _mm512_add_epi64(_mm512_slli_epi64::<4>(x), _mm512_slli_epi64::<2>(x))
+    })
+}
+
+/// Absorbs `data` (a whole number of 16-block steps) into `h` (44-bit limbs).
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn absorb_steps(top: &[u64; 3], last: &[[[u64; LANES]; 3]; 2], h: &mut [u64; 3], data: &[u8]) {
+    let r = top.map(|x| splat(x));
+    let s = times20(&r);
+    let mut steps = data.chunks_exact(16 * STEP_BLOCKS);
+    let Some(first) = steps.next() else {
+        return;
+    };
+    // Element 0 of the first accumulator (block 1 of the message) starts from h.
+    let start: [__m512i; 3] = core::array::from_fn(|i| {
+        let mut e = [0u64; LANES];
+        e[0] = h[i];
+        lanes(&e)
+    });
+    let mut a = add_limbs(&start, &load_group(first));
+    let mut b = load_group(&first[128..]);
+    for step in steps {
+        a = add_limbs(&mul_reduce(&a, &r, &s), &load_group(step));
+        b = add_limbs(&mul_reduce(&b, &r, &s), &load_group(&step[128..]));
+    }
+    let last_a: [__m512i; 3] = core::array::from_fn(|i| lanes(&last[0][i]));
+    let last_b: [__m512i; 3] = core::array::from_fn(|i| lanes(&last[1][i]));
+    let sum = add_limbs(
+        &mul_reduce(&a, &last_a, &times20(&last_a)),
+        &mul_reduce(&b, &last_b, &times20(&last_b)),
+    );
+    // Sixteen limbs below 2^45 each: the sums stay below 2^49.
+    *h = sum.map(|v| _mm512_reduce_add_epi64(v) as u64);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radix_conversions_round_trip() {
+        let h = [
+            0x03ff_ffff,
+            0x0123_4567,
+            0x03ff_ffff,
+            0x0000_0001,
+            0x03ff_ffff,
+        ];
+        assert_eq!(to_radix26(from_radix26(&h)), h);
+    }
+}
