@@ -20,7 +20,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
 use shifr::block::magma::SBox;
 
-use crate::device::{Arg, Device};
+use crate::device::{Arg, ChunkKernel, Device};
 use crate::error::{GpuError, Result};
 use crate::source;
 
@@ -221,7 +221,7 @@ impl Device for CudaDevice {
         &self,
         data: &mut [u8],
         chunk: usize,
-        kernel_for: &mut dyn FnMut(usize, &CudaSlice<u8>, usize, usize) -> Result<()>,
+        kernel_for: &mut ChunkKernel<'_, CudaSlice<u8>>,
     ) -> Result<()> {
         let chunk = chunk.max(1);
         let streams = STREAMS.min(data.len().div_ceil(chunk)).max(1);

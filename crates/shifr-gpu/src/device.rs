@@ -12,6 +12,9 @@ pub(crate) enum Arg<'a, B> {
     U64(u64),
 }
 
+/// Enqueues the kernel of one pipeline chunk: (queue, device buffer, byte offset, length).
+pub(crate) type ChunkKernel<'a, B> = dyn FnMut(usize, &B, usize, usize) -> Result<()> + 'a;
+
 /// Threads per work-group (CUDA block) for every kernel.
 pub(crate) const GROUP_SIZE: usize = 256;
 
@@ -57,7 +60,7 @@ pub(crate) trait Device {
         &self,
         data: &mut [u8],
         chunk: usize,
-        kernel_for: &mut dyn FnMut(usize, &Self::Buf, usize, usize) -> Result<()>,
+        kernel_for: &mut ChunkKernel<'_, Self::Buf>,
     ) -> Result<()>;
 }
 

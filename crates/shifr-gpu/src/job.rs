@@ -219,7 +219,7 @@ impl GpuJob {
 
     /// Checks that `len` bytes can be processed (whole blocks for ECB, counter range for ChaCha20).
     pub(crate) fn check_len(&self, len: usize) -> Result<()> {
-        if self.whole_blocks && len % self.block != 0 {
+        if self.whole_blocks && !len.is_multiple_of(self.block) {
             return Err(Error::NotBlockAligned {
                 block: self.block,
                 got: len,

@@ -19,7 +19,7 @@ use opencl3::program::Program;
 use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING};
 use shifr::block::magma::SBox;
 
-use crate::device::{Arg, Device};
+use crate::device::{Arg, ChunkKernel, Device};
 use crate::error::{GpuError, Result};
 use crate::source;
 
@@ -178,7 +178,7 @@ impl Device for OpenClDevice {
         &self,
         data: &mut [u8],
         chunk: usize,
-        kernel_for: &mut dyn FnMut(usize, &Buffer<u8>, usize, usize) -> Result<()>,
+        kernel_for: &mut ChunkKernel<'_, Buffer<u8>>,
     ) -> Result<()> {
         let chunk = chunk.max(1);
         let queues = QUEUES.min(data.len().div_ceil(chunk)).max(1);

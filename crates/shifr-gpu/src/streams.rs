@@ -54,7 +54,7 @@ pub(crate) fn prepare(
     stream_len: usize,
 ) -> LibResult<StreamInputs> {
     let streams = keys.len();
-    if stream_len % 8 != 0 {
+    if !stream_len.is_multiple_of(8) {
         return Err(Error::NotBlockAligned {
             block: 8,
             got: stream_len,
