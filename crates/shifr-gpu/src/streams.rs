@@ -151,11 +151,18 @@ pub(crate) fn run<D: Device>(
     data: &mut [u8],
 ) -> Result<Vec<[u8; 8]>> {
     let bufs = upload(dev, sbox, inputs)?;
-    let device_data = dev.alloc_from(data)?;
+    // Zero-length streams (MAC of empty messages) still need a valid buffer argument.
+    let device_data = if data.is_empty() {
+        dev.alloc(8)?
+    } else {
+        dev.alloc_from(data)?
+    };
     launch(dev, sbox, mode, inputs, &bufs, &device_data)?;
     dev.finish()?;
     if mode != StreamMode::Mac {
-        dev.read(&device_data, data)?;
+        if !data.is_empty() {
+            dev.read(&device_data, data)?;
+        }
         return Ok(Vec::new());
     }
     let mut words = vec![0u8; inputs.streams as usize * 8];
