@@ -18,9 +18,17 @@ if [ "${1:-}" = "--prepare" ]; then
     grep -o '"executable":"[^"]*"' | cut -d'"' -f4)
   rm -rf "$dir" && mkdir -p "$dir"
   cp target/release/shifr "$dir/"
-  for t in $tests; do cp "$t" "$dir/$(basename "$t" | sed 's/-[0-9a-f]*$//')"; done
+  for t in $tests; do
+    name=$(basename "$t" | sed 's/-[0-9a-f]*$//')
+    case "$name" in gpu_vs_cpu | gpu_vectors) cp "$t" "$dir/$name" ;; esac
+  done
+  # Debug info would push the carry over the device's 64 MiB limit.
+  strip "$dir"/*
   cp -r "${SHIFR_VECTORS:-../shared/vectors}" "$dir/vectors"
-  grep -qx "/$dir/" .git/info/exclude 2>/dev/null || echo "/$dir/" >>.git/info/exclude
+  chmod -R u+w "$dir"
+  exclude=$(git rev-parse --git-path info/exclude)
+  mkdir -p "$(dirname "$exclude")"
+  grep -qx "/$dir/" "$exclude" 2>/dev/null || echo "/$dir/" >>"$exclude"
   ls -l "$dir"
   echo "now: run(command='scripts/gpu-bench.sh', carry=['$dir'])"
   exit 0
@@ -32,7 +40,7 @@ nvrtc=$(ls /usr/local/cuda/lib64/libnvrtc.so* 2>/dev/null | head -1 || true)
 [ -n "$nvrtc" ] || nvrtc=$(find /usr/local /opt /usr/lib -name 'libnvrtc.so*' 2>/dev/null | head -1 || true)
 export LD_LIBRARY_PATH="${nvrtc:+$(dirname "$nvrtc"):}${LD_LIBRARY_PATH:-}"
 echo "NVRTC: ${nvrtc:-not found}"
-export SHIFR_GPU=cuda SHIFR_GPU_CACHE=/tmp/shifr-ptx SHIFR_VECTORS="$dir/vectors"
+export SHIFR_GPU=${SHIFR_GPU:-cuda} SHIFR_GPU_CACHE=/tmp/shifr-ptx SHIFR_VECTORS="$dir/vectors"
 size=${GPU_BENCH_SIZE:-1024M}
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi -L 2>/dev/null | head -1)"
