@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 vectors="${SHIFR_VECTORS:-../shared/vectors}"
 
 install_missing() {
-  # System packages the differential tests use: OpenSSL's command-line tool and its GOST engine.
+  # System packages the differential tests use: OpenSSL's command-line tool and its GOST engine;
+  # PoCL (OpenCL on the CPU) runs the GPU kernels of crates/shifr-gpu.
   local missing=()
-  for pkg in openssl libengine-gost-openssl libssl-dev pkg-config; do
+  for pkg in openssl libengine-gost-openssl libssl-dev pkg-config pocl-opencl-icd; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0

@@ -55,7 +55,9 @@ pub fn warn_about_backend_override() {
         return;
     };
     let value = value.trim();
-    if value.is_empty() || value.eq_ignore_ascii_case("auto") {
+    // `gpu` is not a CPU backend: `shifr bench` hands it to the GPU crate (SHIFR_GPU picks CUDA or
+    // OpenCL), and the CPU algorithms choose automatically.
+    if value.is_empty() || value.eq_ignore_ascii_case("auto") || value.eq_ignore_ascii_case("gpu") {
         return;
     }
     match Backend::from_name(value) {

@@ -154,7 +154,7 @@ fn table_output_and_forced_portable_backend() {
 #[test]
 fn bad_options_are_one_line_errors() {
     for args in [
-        &["bench", "--backend", "gpu"][..],
+        &["bench", "--backend", "no-such-backend"][..],
         &["bench", "--alg", "rot13"],
         &["bench", "--size", "12Q"],
         &["bench", "--peers", "boringssl"],
@@ -165,4 +165,14 @@ fn bad_options_are_one_line_errors() {
         assert_eq!(run.stderr.lines().count(), 1, "{args:?}: {}", run.stderr);
         assert!(run.stderr.starts_with("shifr: error:"), "{}", run.stderr);
     }
+    // `--backend gpu` reaches the GPU crate: a bad runtime name is its one-line error (whether or not
+    // this machine has a GPU or an OpenCL platform).
+    let run = shifr(
+        &["bench", "--backend", "gpu"],
+        b"",
+        &[("SHIFR_GPU", "bogus")],
+    );
+    assert!(!run.ok());
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(run.stderr.contains("SHIFR_GPU=bogus"), "{}", run.stderr);
 }

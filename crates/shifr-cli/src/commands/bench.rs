@@ -18,6 +18,9 @@ const SECONDS: f64 = 0.12;
 const QUICK_SECONDS: f64 = 0.04;
 
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
+    if super::bench_gpu::wanted(args.backend.as_deref()) {
+        return super::bench_gpu::run(args);
+    }
     let algs = algorithms(args.alg.as_deref())?;
     let sizes = match &args.size {
         Some(list) => sizes::parse_list(list).map_err(|e| anyhow!(e))?,

@@ -1,6 +1,7 @@
 //! One file per subcommand.
 
 mod bench;
+mod bench_gpu;
 mod cipher;
 mod kat;
 mod list;
@@ -12,6 +13,7 @@ mod info;
 mod keygen;
 mod restore;
 mod study;
+mod study_gpu;
 
 use crate::cli::Command;
 use crate::exit_status;

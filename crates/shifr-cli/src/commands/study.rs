@@ -32,9 +32,21 @@ pub fn run(args: &StudyArgs) -> Result<ExitCode> {
         }
         cfg.max_threads = n;
     }
-    if !args.backend.is_empty() {
-        cfg.backends = args
-            .backend
+    // `--backend gpu` is not a CPU backend: it adds the GPU part of gost-streams (study_gpu.rs).
+    let gpu = args
+        .backend
+        .iter()
+        .any(|b| b.trim().eq_ignore_ascii_case("gpu"));
+    if gpu && which != Study::GostStreams {
+        bail!("--backend gpu: only the gost-streams study has a GPU part");
+    }
+    let cpu_backends: Vec<&String> = args
+        .backend
+        .iter()
+        .filter(|b| !b.trim().eq_ignore_ascii_case("gpu"))
+        .collect();
+    if !cpu_backends.is_empty() {
+        cfg.backends = cpu_backends
             .iter()
             .map(|name| {
                 let b = Backend::from_name(name.trim())
@@ -56,6 +68,9 @@ pub fn run(args: &StudyArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let outcome = study::run(which, &cfg)?;
+    if gpu {
+        super::study_gpu::run(&args.out, cfg.scale)?;
+    }
     for file in &outcome.files {
         println!("wrote {}", file.display());
     }
