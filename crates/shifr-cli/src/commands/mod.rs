@@ -12,6 +12,7 @@ mod info;
 mod keygen;
 mod restore;
 mod study;
+mod study_tls;
 
 use crate::cli::Command;
 use crate::exit_status;
