@@ -200,7 +200,7 @@ mod tests {
             300_000
         );
         assert_eq!(get(&mut pipe, "/bytes/7", &mut pending).unwrap(), 7);
-        let sent = String::from_utf8(pipe.output).unwrap();
+        let sent = String::from_utf8(pipe.output.clone()).unwrap();
         assert!(sent.starts_with("GET /bytes/300000 HTTP/1.1\r\n"));
         // The next read finds the end of the stream.
         assert!(get(&mut pipe, "/small", &mut pending).is_err());
