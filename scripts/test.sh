@@ -9,9 +9,10 @@ vectors="${SHIFR_VECTORS:-../shared/vectors}"
 
 install_missing() {
   # System packages the differential tests use: OpenSSL's command-line tool and its GOST engine;
-  # PoCL (OpenCL on the CPU) runs the GPU kernels of crates/shifr-gpu.
+  # PoCL (OpenCL on the CPU) runs the GPU kernels of crates/shifr-gpu; nghttp2-client gives h2load,
+  # the external HTTP/2 client of `shifr study tls`.
   local missing=()
-  for pkg in openssl libengine-gost-openssl libssl-dev pkg-config pocl-opencl-icd; do
+  for pkg in openssl libengine-gost-openssl libssl-dev pkg-config pocl-opencl-icd nghttp2-client; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0

@@ -144,11 +144,13 @@ pub struct CipherArgs {
 /// Arguments of `shifr study`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Studies: tls-table (seed 000: ChaCha20 vs AES, with and without AES-NI), files (seed 002: AES, 3DES, \
+Studies: tls (seed 000 for real: TLS 1.2/1.3 x ChaCha20/AES-GCM/AES-CBC x HTTP/1.1/HTTP/2 over loopback, \
+OpenSSL, rustls-ring and rustls with shifr's AEADs, with and without AES instructions), \
+tls-table (seed 000: ChaCha20 vs AES, with and without AES-NI), files (seed 002: AES, 3DES, \
 ChaCha20 over 150 files), gost-streams (seed 001: multi-stream GOST 28147-89 / Magma, 1..N threads), \
 kuznyechik-platforms (seed 003: Kuznyechik per thread and per watt, cost per application).")]
 pub struct StudyArgs {
-    /// The study: tls-table, files, gost-streams or kuznyechik-platforms.
+    /// The study: tls, tls-table, files, gost-streams or kuznyechik-platforms.
     #[arg(value_name = "NAME")]
     pub name: String,
     /// Directory for report.md, the CSV files and the PNG charts (created if missing).
@@ -175,6 +177,22 @@ pub struct StudyArgs {
     /// Internal: measure only, writing the rows to DIR/part.json (used for child runs).
     #[arg(long, hide = true)]
     pub part: bool,
+    /// tls: body bytes of each bulk response, with optional K/M suffix (default 64M; --quick 16M).
+    #[arg(long, value_name = "N")]
+    pub bulk_size: Option<String>,
+    /// tls: timed bulk responses per combination (default 5; --quick 3).
+    #[arg(long, value_name = "N")]
+    pub reps: Option<usize>,
+    /// tls: only these combinations, comma-separated; each term is /-separated parts of a label
+    /// like rustls-shifr/no-aes/1.3/ChaCha20/h2 (e.g. "1.3/h2,openssl/AES-128-CBC").
+    #[arg(long, value_name = "TERM,..")]
+    pub combos: Option<String>,
+    /// tls: skip the external clients (openssl s_client, curl, h2load).
+    #[arg(long)]
+    pub no_external: bool,
+    /// Internal (tls): serve ENGINE with the certificate in --out until stdin closes.
+    #[arg(long, hide = true, value_name = "ENGINE")]
+    pub serve: Option<String>,
 }
 
 /// Parses the process arguments. Help and version requests are printed here; a usage error is

@@ -14,6 +14,7 @@ mod keygen;
 mod restore;
 mod study;
 mod study_gpu;
+mod study_tls;
 
 use crate::cli::Command;
 use crate::exit_status;

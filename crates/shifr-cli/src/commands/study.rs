@@ -8,8 +8,12 @@ use shifr_bench::study::{self, Config, Scale, Study};
 use std::process::ExitCode;
 
 pub fn run(args: &StudyArgs) -> Result<ExitCode> {
+    if args.name == "tls" {
+        return super::study_tls::run(args);
+    }
     let Some(which) = Study::from_name(&args.name) else {
-        let names: Vec<&str> = Study::ALL.iter().map(|s| s.name()).collect();
+        let mut names: Vec<&str> = vec!["tls"];
+        names.extend(Study::ALL.iter().map(|s| s.name()));
         bail!(
             "unknown study '{}' (one of: {})",
             args.name,
@@ -81,7 +85,7 @@ pub fn run(args: &StudyArgs) -> Result<ExitCode> {
 }
 
 /// The command as typed, for the report (`shifr` plus the arguments).
-fn command_line() -> String {
+pub(super) fn command_line() -> String {
     let args: Vec<String> = std::env::args().skip(1).collect();
     format!("shifr {}", args.join(" "))
 }
