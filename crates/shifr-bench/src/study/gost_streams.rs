@@ -244,8 +244,9 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
     out.push(Verdict::new(
         "A GPU encrypts 16,384 sector streams at 295–2588 MB/s (figure 5)",
         Outcome::NotTestable,
-        "shifr has no GPU backend in this build, so figure 5's GPU rows have no counterpart here; the same \
-         16,384-stream workload is measured on the CPU instead.",
+        "This report measures the CPU only: the same 16,384-stream workload is in the table below. \
+         `shifr study gost-streams --backend gpu` adds gpu.md beside it, with the workload on the GPU \
+         (CUDA, or OpenCL; under PoCL OpenCL runs on the CPU, which says nothing about a GPU).",
     ));
     out
 }
