@@ -14,8 +14,6 @@
 //! AArch64; NEON is part of the AArch64 baseline, and `cpu::select` offers the backend as
 //! `Backend::Neon` so that `SHIFR_BACKEND=portable` turns it off.
 
-use std::sync::OnceLock;
-
 use core::arch::aarch64::{
     uint8x16_t, uint8x16x4_t, vandq_u8, vdupq_n_u8, veorq_u8, vld1q_u8, vqtbl1q_u8, vqtbl4q_u8,
     vqtbx4q_u8, vreinterpretq_u16_u8, vreinterpretq_u32_u8, vreinterpretq_u64_u8,
@@ -27,19 +25,11 @@ use core::arch::aarch64::{
 use zeroize::Zeroize;
 
 use super::tables::{gf_mul, L_COEFFS, PI, PI_INV};
-use crate::cpu::{self, Backend};
-
 /// Blocks per pass.
 const BLOCKS: usize = 16;
 
 /// Sixteen registers: a byte-sliced group of blocks.
 type Slices = [uint8x16_t; 16];
-
-/// Whether `cpu::select` picks this backend for Kuznyechik (decided once per process).
-pub(super) fn selected() -> bool {
-    static SELECTED: OnceLock<bool> = OnceLock::new();
-    *SELECTED.get_or_init(|| cpu::select(&[Backend::Neon]) == Backend::Neon)
-}
 
 /// Encrypts the whole 16-byte blocks of `data` in place; `keys` are K_1..K_10 (big-endian).
 pub(super) fn encrypt_blocks(keys: &[u128; 10], data: &mut [u8]) {
@@ -305,7 +295,9 @@ mod tests {
         for _ in 0..4 {
             let mut key = [0u8; 32];
             fill(&mut seed, &mut key);
-            let cipher = super::super::Kuznyechik::new(&key).unwrap();
+            let cipher =
+                super::super::Kuznyechik::with_backend(&key, crate::cpu::Backend::Neon).unwrap();
+            assert_eq!(cipher.backend(), crate::cpu::Backend::Neon);
             let lengths = (0..=33 * 16)
                 .step_by(16)
                 .chain([1, 15, 17, 255, 257, 4096, 5003]);
@@ -320,7 +312,7 @@ mod tests {
                 decrypt_blocks(&cipher.keys, &mut got);
                 assert_eq!(got, data, "decrypt len {len}");
             }
-            // Through the public type too (whichever backend `cpu::select` chose).
+            // Through the public type too, which must dispatch to this backend.
             let mut data = vec![0u8; 1000];
             fill(&mut seed, &mut data);
             let mut expected = data.clone();

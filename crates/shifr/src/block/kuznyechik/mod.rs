@@ -126,7 +126,15 @@ fn offered() -> &'static [Backend] {
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+fn offered() -> &'static [Backend] {
+    &[Backend::Neon]
+}
+
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_endian = "little")
+)))]
 fn offered() -> &'static [Backend] {
     &[]
 }
@@ -139,6 +147,9 @@ enum Engine {
     Avx2(x86_avx2_tables::TableKeys),
     #[cfg(target_arch = "x86_64")]
     Gfni(x86_avx512_gfni::GfniKeys),
+    /// The NEON backend works on the portable round keys directly.
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    Neon,
 }
 
 /// Kuznyechik on one of the backends of the module documentation (only `gfni` is constant-time).
@@ -170,11 +181,14 @@ impl Kuznyechik {
             Engine::Avx2(_) => Backend::Avx2,
             #[cfg(target_arch = "x86_64")]
             Engine::Gfni(_) => Backend::Gfni,
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Neon => Backend::Neon,
         }
     }
 
     fn build(key: &[u8], backend: Backend) -> Result<Kuznyechik> {
         let mut cipher = Kuznyechik::portable(key)?;
+        #[cfg(target_arch = "x86_64")]
         let unavailable = Error::BackendUnavailable(backend.name());
         cipher.engine = match backend {
             #[cfg(target_arch = "x86_64")]
@@ -182,6 +196,8 @@ impl Kuznyechik {
                 x86_avx2_tables::TableKeys::new(&cipher.keys, &cipher.inv_keys)
                     .ok_or(unavailable)?,
             ),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Backend::Neon => Engine::Neon,
             #[cfg(target_arch = "x86_64")]
             Backend::Gfni => {
                 let mut round_keys = cipher.round_keys();
@@ -272,14 +288,9 @@ impl BlockCipher for Kuznyechik {
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
         match &self.engine {
-            Engine::Portable => {
-                // On AArch64 the portable engine runs the NEON backend when cpu::select chose it.
-                #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-                if aarch64_neon::selected() {
-                    return aarch64_neon::encrypt_blocks(&self.keys, data);
-                }
-                soft::encrypt_blocks(&self.keys, data)
-            }
+            Engine::Portable => soft::encrypt_blocks(&self.keys, data),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Neon => aarch64_neon::encrypt_blocks(&self.keys, data),
             #[cfg(target_arch = "x86_64")]
             Engine::Avx2(k) => k.encrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
@@ -288,13 +299,9 @@ impl BlockCipher for Kuznyechik {
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
         match &self.engine {
-            Engine::Portable => {
-                #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-                if aarch64_neon::selected() {
-                    return aarch64_neon::decrypt_blocks(&self.keys, data);
-                }
-                soft::decrypt_blocks(&self.keys, &self.inv_keys, data)
-            }
+            Engine::Portable => soft::decrypt_blocks(&self.keys, &self.inv_keys, data),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Neon => aarch64_neon::decrypt_blocks(&self.keys, data),
             #[cfg(target_arch = "x86_64")]
             Engine::Avx2(k) => k.decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]

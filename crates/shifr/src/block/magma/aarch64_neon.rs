@@ -11,8 +11,6 @@
 //! `8j..8j+8`) and the word loads assume it. NEON is part of the AArch64 baseline; `cpu::select`
 //! still offers the backend as `Backend::Neon` so that `SHIFR_BACKEND=portable` turns it off.
 
-use std::sync::OnceLock;
-
 use core::arch::aarch64::{
     uint32x4_t, uint8x16_t, uint8x16x4_t, vaddq_u32, vandq_u8, vdupq_n_u32, vdupq_n_u8, veorq_u32,
     vld1q_u8, vorrq_u8, vqtbl4q_u8, vreinterpretq_u32_u8, vreinterpretq_u8_u32, vrev32q_u8,
@@ -23,18 +21,11 @@ use zeroize::Zeroize;
 
 use super::sbox::SBox;
 use super::soft::{Core, Layout};
-use crate::cpu::{self, Backend};
 
 /// Blocks per pass: two registers of four 32-bit lanes for each half.
 const BLOCKS: usize = 8;
 /// Registers per half.
 const REGS: usize = BLOCKS / 4;
-
-/// Whether `cpu::select` picks this backend for Magma (decided once per process).
-pub(super) fn selected() -> bool {
-    static SELECTED: OnceLock<bool> = OnceLock::new();
-    *SELECTED.get_or_init(|| cpu::select(&[Backend::Neon]) == Backend::Neon)
-}
 
 /// Encrypts the whole 8-byte blocks of `data` in place with the keys of `core`.
 pub(super) fn encrypt_blocks(core: &Core, layout: Layout, data: &mut [u8]) {

@@ -4,19 +4,23 @@
 use crate::cpu::{self, Backend};
 use crate::{Error, Result};
 
-use super::nibble::NibbleTables;
-use super::soft::Layout;
 #[cfg(target_arch = "x86_64")]
-use super::{x86_avx2::Avx2, x86_avx512::Avx512Vbmi};
+use super::{nibble::NibbleTables, soft::Layout, x86_avx2::Avx2, x86_avx512::Avx512Vbmi};
 
 /// The backend of one key: the portable table code or a SIMD backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Engine {
     Portable,
+    #[cfg(target_arch = "x86_64")]
     Simd(Simd),
+    /// Eight blocks per pass with the S-boxes in NEON registers (`aarch64_neon`); it has no
+    /// multi-stream kernel, so multi-stream calls run it one block at a time.
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    Neon,
 }
 
-/// A SIMD backend; holding one proves the CPU supports it.
+/// An x86-64 SIMD backend with a multi-stream kernel; holding one proves the CPU supports it.
+#[cfg(target_arch = "x86_64")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Simd {
     #[cfg(target_arch = "x86_64")]
@@ -26,6 +30,7 @@ pub(crate) enum Simd {
 }
 
 /// The most lanes any SIMD backend takes in one `lanes` call.
+#[cfg(target_arch = "x86_64")]
 pub(crate) const MAX_LANES: usize = 32;
 
 #[cfg(target_arch = "x86_64")]
@@ -42,7 +47,16 @@ fn offered() -> &'static [Backend] {
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+/// NEON is part of the AArch64 baseline; the backend needs the little-endian lane layout.
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+fn offered() -> &'static [Backend] {
+    &[Backend::Neon]
+}
+
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_endian = "little")
+)))]
 fn offered() -> &'static [Backend] {
     &[]
 }
@@ -66,6 +80,8 @@ impl Engine {
             Backend::Avx2 => Avx2::new().map(|b| Engine::Simd(Simd::Avx2(b))),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 => Avx512Vbmi::new().map(|b| Engine::Simd(Simd::Avx512(b))),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Backend::Neon => Some(Engine::Neon),
             _ => None,
         }
     }
@@ -73,11 +89,15 @@ impl Engine {
     pub(crate) fn backend(self) -> Backend {
         match self {
             Engine::Portable => Backend::Portable,
+            #[cfg(target_arch = "x86_64")]
             Engine::Simd(s) => s.backend(),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Neon => Backend::Neon,
         }
     }
 }
 
+#[cfg(target_arch = "x86_64")]
 impl Simd {
     fn backend(self) -> Backend {
         match self {

@@ -32,6 +32,7 @@
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
 mod engine;
+#[cfg(target_arch = "x86_64")]
 mod nibble;
 mod sbox;
 mod soft;
@@ -115,7 +116,7 @@ impl Magma {
         Magma::build(key, sbox, Engine::select())
     }
 
-    /// Forces a backend (`Portable`, `Avx2`, `Avx512`); [`Error::BackendUnavailable`] if Magma or this
+    /// Forces a backend (`Portable`, `Avx2`, `Avx512`, `Neon`); [`Error::BackendUnavailable`] if Magma or this
     /// CPU lacks it.
     pub fn with_backend(key: &[u8], sbox: SBox, backend: Backend) -> Result<Magma> {
         Magma::build(key, sbox, Engine::with_backend(backend)?)
@@ -169,17 +170,9 @@ impl BlockCipher for Magma {
         BLOCK_SIZE
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
-        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-        if aarch64_neon::selected() {
-            return aarch64_neon::encrypt_blocks(&self.core, Layout::BigEndian, data);
-        }
         self.core.encrypt_blocks(data);
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
-        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-        if aarch64_neon::selected() {
-            return aarch64_neon::decrypt_blocks(&self.core, Layout::BigEndian, data);
-        }
         self.core.decrypt_blocks(data);
     }
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
@@ -260,17 +253,9 @@ impl BlockCipher for Gost28147 {
         BLOCK_SIZE
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
-        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-        if aarch64_neon::selected() {
-            return aarch64_neon::encrypt_blocks(&self.core, Layout::Gost89, data);
-        }
         self.core.encrypt_blocks(data);
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
-        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-        if aarch64_neon::selected() {
-            return aarch64_neon::decrypt_blocks(&self.core, Layout::Gost89, data);
-        }
         self.core.decrypt_blocks(data);
     }
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {

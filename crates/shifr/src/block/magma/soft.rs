@@ -9,7 +9,10 @@ use std::sync::OnceLock;
 
 use zeroize::Zeroize;
 
-use super::engine::{Engine, MAX_LANES};
+use super::engine::Engine;
+#[cfg(target_arch = "x86_64")]
+use super::engine::MAX_LANES;
+#[cfg(target_arch = "x86_64")]
 use super::nibble::{nibble_tables, NibbleTables};
 use super::sbox::SBox;
 use crate::cpu::Backend;
@@ -99,8 +102,10 @@ const INTERLEAVE: usize = 4;
 pub(crate) struct Core {
     encrypt_keys: [u32; 32],
     decrypt_keys: [u32; 32],
+    #[cfg(target_arch = "x86_64")]
     words: [u32; 8],
     tables: &'static RoundTables,
+    #[cfg(target_arch = "x86_64")]
     nibbles: &'static NibbleTables,
     layout: Layout,
     sbox: SBox,
@@ -114,8 +119,10 @@ impl Core {
         Core {
             encrypt_keys: round_keys,
             decrypt_keys,
+            #[cfg(target_arch = "x86_64")]
             words: core::array::from_fn(|i| round_keys[i]),
             tables: tables(sbox),
+            #[cfg(target_arch = "x86_64")]
             nibbles: nibble_tables(sbox),
             layout,
             sbox,
@@ -152,7 +159,12 @@ impl Core {
         match self.engine {
             Engine::Portable if decrypt => self.process(&self.decrypt_keys, data),
             Engine::Portable => self.process(&self.encrypt_keys, data),
+            #[cfg(target_arch = "x86_64")]
             Engine::Simd(s) => s.blocks(&self.words, self.nibbles, self.layout, decrypt, data),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Neon if decrypt => super::aarch64_neon::decrypt_blocks(self, self.layout, data),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Neon => super::aarch64_neon::encrypt_blocks(self, self.layout, data),
         }
     }
 
@@ -165,15 +177,15 @@ impl Core {
         decrypt: bool,
         blocks: &mut [u8],
     ) {
-        let Some(first) = ciphers.first().map(|c| core(c)) else {
-            return;
-        };
-        let uniform = ciphers
-            .iter()
-            .map(|c| core(c))
-            .all(|c| c.engine == first.engine && c.sbox == first.sbox && c.layout == first.layout);
-        match first.engine {
-            Engine::Simd(simd) if uniform => {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(first) = ciphers.first().map(|c| core(c)) {
+            let Engine::Simd(simd) = first.engine else {
+                return Core::one_by_one(ciphers, core, decrypt, blocks);
+            };
+            let uniform = ciphers.iter().map(|c| core(c)).all(|c| {
+                c.engine == first.engine && c.sbox == first.sbox && c.layout == first.layout
+            });
+            if uniform {
                 let step = simd.max_lanes();
                 for (group, data) in ciphers.chunks(step).zip(blocks.chunks_mut(8 * step)) {
                     let mut keys = [&first.words; MAX_LANES];
@@ -183,12 +195,16 @@ impl Core {
                     let keys = &keys[..group.len()];
                     simd.lanes(keys, first.nibbles, first.layout, decrypt, data);
                 }
+                return;
             }
-            _ => {
-                for (c, block) in ciphers.iter().zip(blocks.chunks_exact_mut(8)) {
-                    core(c).run(decrypt, block);
-                }
-            }
+        }
+        Core::one_by_one(ciphers, core, decrypt, blocks);
+    }
+
+    /// Multi-stream without a lane kernel: each block with its own cipher's backend.
+    fn one_by_one<C>(ciphers: &[&C], core: impl Fn(&C) -> &Core, decrypt: bool, blocks: &mut [u8]) {
+        for (c, block) in ciphers.iter().zip(blocks.chunks_exact_mut(8)) {
+            core(c).run(decrypt, block);
         }
     }
 
@@ -229,6 +245,7 @@ impl Drop for Core {
     fn drop(&mut self) {
         self.encrypt_keys.zeroize();
         self.decrypt_keys.zeroize();
+        #[cfg(target_arch = "x86_64")]
         self.words.zeroize();
     }
 }
