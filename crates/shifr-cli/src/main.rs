@@ -20,6 +20,8 @@ mod process_cpu;
 mod progress;
 mod random;
 mod secret_source;
+#[cfg(target_os = "linux")]
+mod unnamed_file;
 
 use std::process::ExitCode;
 
