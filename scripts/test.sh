@@ -43,6 +43,18 @@ else
   echo "test.sh: no vector directory at $vectors (set SHIFR_VECTORS); KAT step not run" >&2
   exit 1
 fi
+# Container parser fuzzing (issue 5; fuzz/README.md): a short libFuzzer run of fuzz/'s container_parser
+# target over its committed seed corpus when cargo-fuzz and a nightly toolchain are already installed.
+# CI does not install them (nightly plus cargo-fuzz would not fit the time budget); the in-`cargo test`
+# smoke fuzz (crates/shifr/tests/container_fuzz_smoke.rs) runs the same target body there.
+if command -v cargo-fuzz >/dev/null 2>&1 && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  echo "== cargo fuzz (container_parser, 30 s)"
+  fuzz_new=$(mktemp -d) # new inputs go here, not into the committed corpus
+  cargo +nightly fuzz run container_parser "$fuzz_new" fuzz/corpus/container_parser -- -max_total_time=30
+  rm -rf "$fuzz_new"
+else
+  echo "test.sh: cargo-fuzz or a nightly toolchain missing; fuzz smoke run skipped (the cargo test smoke fuzz ran)"
+fi
 # aarch64, armv7 and big-endian s390x under qemu-user (issue 8). It takes well over the CI time
 # budget on a 2-core machine (about 12-15 minutes idle), so it runs on request: SHIFR_CROSS=1.
 if [ "${SHIFR_CROSS:-0}" = 1 ]; then

@@ -10,8 +10,10 @@
 //! Errors are reported in input order: a job that failed is reported before any later job's failure,
 //! and a read error only after every job read before it was processed and written.
 
-use super::error::Result;
+use super::error::{Error, Result};
+use std::any::Any;
 use std::collections::BTreeMap;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Mutex;
@@ -30,6 +32,8 @@ pub(crate) struct Job {
     pub tags: Vec<u8>,
     /// What the worker made of it.
     result: Result<()>,
+    /// A worker's panic (a bug), re-raised on the calling thread.
+    panic: Option<Box<dyn Any + Send>>,
 }
 
 impl Job {
@@ -42,6 +46,7 @@ impl Job {
             last: false,
             tags: vec![0; tags_len],
             result: Ok(()),
+            panic: None,
         }
     }
 }
@@ -89,8 +94,8 @@ where
             let done_tx = done_tx.clone();
             let (queue_rx, cancel) = (&queue_rx, &cancel);
             scope.spawn(move || loop {
-                // The lock is held only while waiting for the next job; a poisoned lock means a
-                // worker panicked, which the scope re-raises when it joins.
+                // The lock is held only while waiting for the next job; it cannot be poisoned, as
+                // nothing panics while holding it.
                 let next = match queue_rx.lock() {
                     Ok(rx) => rx.recv(),
                     Err(_) => return,
@@ -99,7 +104,12 @@ where
                     return; // the queue is closed: the pipeline is over
                 };
                 if !cancel.load(Ordering::Relaxed) {
-                    job.result = work(&mut job);
+                    // A panic would be a bug (the AEADs return errors); it is carried back to the
+                    // calling thread, so that no job goes missing while the others wait for it.
+                    match panic::catch_unwind(AssertUnwindSafe(|| work(&mut job))) {
+                        Ok(result) => job.result = result,
+                        Err(payload) => job.panic = Some(payload),
+                    }
                 }
                 if done_tx.send(job).is_err() {
                     return;
@@ -175,10 +185,18 @@ where
                 Ok(job) => {
                     reorder.insert(job.index, job);
                 }
-                // Every worker is gone with jobs outstanding: one panicked; the scope re-raises it.
-                Err(_) => return Ok(()),
+                // Unreachable: the workers outlive this function and return every job they take.
+                // Were it reached, the output is incomplete, so it must not end in success.
+                Err(_) => {
+                    return Err(Error::Output(std::io::Error::other(
+                        "the worker threads stopped",
+                    )))
+                }
             }
         };
+        if let Some(payload) = job.panic.take() {
+            panic::resume_unwind(payload);
+        }
         std::mem::replace(&mut job.result, Ok(()))?;
         drain(&job)?;
         next_write += 1;
