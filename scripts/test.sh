@@ -47,8 +47,8 @@ fi
 # target over its committed seed corpus when cargo-fuzz and a nightly toolchain are already installed.
 # CI does not install them (nightly plus cargo-fuzz would not fit the time budget); the in-`cargo test`
 # smoke fuzz (crates/shifr/tests/container_fuzz_smoke.rs) runs the same target body there. Leak detection
-# is off: LeakSanitizer reports std's mpsc thread-local context (48 bytes per exiting worker thread of
-# the container pipeline), not an allocation of shifr's.
+# is off: LeakSanitizer reports a 48-byte allocation inside std's mpsc receive path (its thread-local
+# context) in the pipeline's worker threads, not an allocation of shifr's (fuzz/README.md).
 if command -v cargo-fuzz >/dev/null 2>&1 && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   echo "== cargo fuzz (container_parser, 30 s)"
   fuzz_new=$(mktemp -d) # new inputs go here, not into the committed corpus
