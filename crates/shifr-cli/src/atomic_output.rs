@@ -1,26 +1,45 @@
-//! Output that appears under its final name only when complete: data goes to a temporary file in the
-//! target directory (mode 0600), which is fsynced and then renamed (with `--force`) or hard-linked (without
-//! it, so that a file created meanwhile is still never replaced) to the final name, and the directory
-//! is fsynced. Dropped without [`AtomicOutput::commit`], the temporary file is removed and the final name
-//! was never touched. A process killed outright leaves at most a `.NAME.shifr-tmp-*` file behind.
+//! Output that appears under its final name only when complete.
+//!
+//! On Linux the data goes to an unnamed file in the target directory (`O_TMPFILE`, mode 0600): it has
+//! no directory entry while it is written, so a process killed at any moment, even by SIGKILL, leaves
+//! nothing behind. On commit it is fsynced and linked to the final name (`linkat`, which never replaces
+//! an existing name); with `--force` it is linked to a hidden temporary name and renamed over the final
+//! name, so only a kill between those two system calls could leave a `.NAME.shifr-tmp-*` file.
+//!
+//! Where `O_TMPFILE` is unsupported (other systems, or filesystems without it such as some network and
+//! FUSE filesystems) the data goes to a named temporary file `.NAME.shifr-tmp-*` instead, renamed into
+//! place without replacing (`renameat2` with `RENAME_NOREPLACE`, or a hard link where that flag is
+//! unsupported) or over the target with `--force`; a process killed outright may then leave that
+//! temporary file behind, never a partial file under the final name. Either way the directory is
+//! fsynced after the rename, and dropped without [`AtomicOutput::commit`] nothing stays behind.
 
 use anyhow::{bail, Context, Result};
+use std::ffi::{OsStr, OsString};
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-/// A temporary file on its way to a final name.
+/// Where the data waits until the commit.
+enum Staging {
+    /// An `O_TMPFILE` file with no name yet.
+    Unnamed,
+    /// A named temporary file in the target directory.
+    Named(PathBuf),
+}
+
+/// A file on its way to a final name.
 pub struct AtomicOutput {
     file: File,
-    temp: PathBuf,
+    staging: Staging,
     target: PathBuf,
+    name: OsString,
     force: bool,
     committed: bool,
 }
 
 impl AtomicOutput {
-    /// Creates the temporary file for `target`; fails if `target` exists and `force` is not set.
+    /// Creates the staging file for `target`; fails if `target` exists and `force` is not set.
     pub fn create(target: &Path, force: bool) -> Result<AtomicOutput> {
         let shown = target.display();
         match std::fs::symlink_metadata(target) {
@@ -30,26 +49,34 @@ impl AtomicOutput {
         }
         let name = target
             .file_name()
-            .with_context(|| format!("{shown} does not name a file"))?;
+            .with_context(|| format!("{shown} does not name a file"))?
+            .to_os_string();
         let dir = parent_dir(target);
-        let tag = hex::encode(crate::random::bytes::<6>()?);
-        let temp = dir.join(format!(".{}.shifr-tmp-{tag}", name.to_string_lossy()));
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)
-            .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+        let cannot = || format!("cannot create a temporary file in {}", dir.display());
+        let (file, staging) = match unnamed(dir).with_context(cannot)? {
+            Some(file) => (file, Staging::Unnamed),
+            None => {
+                let temp = temp_name(dir, &name)?;
+                let file = OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .open(&temp)
+                    .with_context(cannot)?;
+                (file, Staging::Named(temp))
+            }
+        };
         Ok(AtomicOutput {
             file,
-            temp,
+            staging,
             target: target.to_path_buf(),
+            name,
             force,
             committed: false,
         })
     }
 
-    /// The temporary file to write.
+    /// The file to write.
     pub fn file(&mut self) -> &mut File {
         &mut self.file
     }
@@ -59,32 +86,60 @@ impl AtomicOutput {
         &self.target
     }
 
+    /// Whether the data is in an unnamed (`O_TMPFILE`) file, which a killed process cannot leave behind.
+    #[cfg(test)]
+    pub fn is_unnamed(&self) -> bool {
+        matches!(self.staging, Staging::Unnamed)
+    }
+
     /// Flushes the data to disk and puts it under the final name.
     pub fn commit(mut self) -> Result<()> {
         let shown = self.target.display().to_string();
         self.file
             .sync_all()
             .with_context(|| format!("cannot write {shown}: fsync failed"))?;
-        if self.force {
-            std::fs::rename(&self.temp, &self.target)
-                .with_context(|| format!("cannot rename the temporary file to {shown}"))?;
-        } else {
-            match std::fs::hard_link(&self.temp, &self.target) {
-                Ok(()) => {}
-                Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-                    bail!("{shown} appeared while writing; not replaced (use --force)")
-                }
-                Err(e) => {
-                    return Err(e).with_context(|| format!("cannot create {shown}"));
+        let dir_path = parent_dir(&self.target).to_path_buf();
+        let dir = File::open(&dir_path)
+            .with_context(|| format!("cannot open the directory of {shown}"))?;
+        let exists =
+            || anyhow::anyhow!("{shown} appeared while writing; not replaced (use --force)");
+        match &self.staging {
+            Staging::Unnamed => {
+                if self.force {
+                    let temp = temp_name(&dir_path, &self.name)?;
+                    link_unnamed(&self.file, &dir, temp.file_name().unwrap_or_default())
+                        .with_context(|| format!("cannot create {shown}"))?;
+                    // Moving the new name over the target is the only non-atomic step left: only a kill
+                    // between these two calls can leave the temporary name.
+                    if let Err(e) = std::fs::rename(&temp, &self.target) {
+                        let _ = std::fs::remove_file(&temp);
+                        return Err(e).with_context(|| format!("cannot replace {shown}"));
+                    }
+                } else {
+                    match link_unnamed(&self.file, &dir, &self.name) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == ErrorKind::AlreadyExists => return Err(exists()),
+                        Err(e) => return Err(e).with_context(|| format!("cannot create {shown}")),
+                    }
                 }
             }
-            std::fs::remove_file(&self.temp)
-                .with_context(|| format!("cannot remove {}", self.temp.display()))?;
+            Staging::Named(temp) => {
+                if self.force {
+                    std::fs::rename(temp, &self.target)
+                        .with_context(|| format!("cannot rename the temporary file to {shown}"))?;
+                } else {
+                    let temp_leaf = temp.file_name().unwrap_or_default();
+                    match rename_no_replace(&dir, temp, temp_leaf, &self.target, &self.name) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == ErrorKind::AlreadyExists => return Err(exists()),
+                        Err(e) => return Err(e).with_context(|| format!("cannot create {shown}")),
+                    }
+                }
+            }
         }
         self.committed = true;
-        // The rename is durable only once the directory entry is on disk.
-        File::open(parent_dir(&self.target))
-            .and_then(|d| d.sync_all())
+        // The new name is durable only once the directory entry is on disk.
+        dir.sync_all()
             .with_context(|| format!("cannot fsync the directory of {shown}"))?;
         Ok(())
     }
@@ -92,16 +147,147 @@ impl AtomicOutput {
 
 impl Drop for AtomicOutput {
     fn drop(&mut self) {
-        if !self.committed {
-            // Nothing more can be done if the temporary file cannot be removed; it never had the final name.
-            let _ = std::fs::remove_file(&self.temp);
+        if let (false, Staging::Named(temp)) = (self.committed, &self.staging) {
+            // Nothing more can be done if the temporary file cannot be removed; it never had the final
+            // name. An unnamed file simply vanishes when its descriptor closes.
+            let _ = std::fs::remove_file(temp);
         }
     }
+}
+
+/// A hidden, random, not yet existing name beside the target.
+fn temp_name(dir: &Path, name: &OsStr) -> Result<PathBuf> {
+    let tag = hex::encode(crate::random::bytes::<6>()?);
+    Ok(dir.join(format!(".{}.shifr-tmp-{tag}", name.to_string_lossy())))
+}
+
+#[cfg(target_os = "linux")]
+fn unnamed(dir: &Path) -> std::io::Result<Option<File>> {
+    crate::unnamed_file::create_in(dir)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unnamed(_dir: &Path) -> std::io::Result<Option<File>> {
+    Ok(None)
+}
+
+#[cfg(target_os = "linux")]
+fn link_unnamed(file: &File, dir: &File, name: &OsStr) -> std::io::Result<()> {
+    crate::unnamed_file::link_to(file, dir, name)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn link_unnamed(_file: &File, _dir: &File, _name: &OsStr) -> std::io::Result<()> {
+    Err(std::io::Error::from(ErrorKind::Unsupported))
+}
+
+/// Renames `temp` to `target` (the same directory `dir`; `*_leaf` are the names in it) unless `target`
+/// exists: `renameat2(RENAME_NOREPLACE)`, or where that is unsupported a hard link (which never
+/// replaces) followed by removing the temporary name.
+fn rename_no_replace(
+    dir: &File,
+    temp: &Path,
+    temp_leaf: &OsStr,
+    target: &Path,
+    target_leaf: &OsStr,
+) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    if crate::unnamed_file::rename_no_replace(dir, temp_leaf, target_leaf)?.is_ok() {
+        return Ok(());
+    }
+    let _ = (dir, temp_leaf, target_leaf);
+    std::fs::hard_link(temp, target)?;
+    std::fs::remove_file(temp)
 }
 
 fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let tag = format!(
+            "{tag}-{}-{}",
+            std::process::id(),
+            hex::encode(crate::random::bytes::<4>().unwrap())
+        );
+        let dir = std::env::temp_dir().join(format!("shifr-atomic-{tag}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn names(dir: &Path) -> Vec<OsString> {
+        let mut v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn unnamed_file_has_no_entry_until_commit_and_never_replaces() {
+        let dir = scratch("unnamed");
+        let target = dir.join("out");
+        let mut out = AtomicOutput::create(&target, false).unwrap();
+        assert!(
+            out.is_unnamed(),
+            "the test directory's filesystem should support O_TMPFILE"
+        );
+        out.file().write_all(b"payload").unwrap();
+        assert!(
+            names(&dir).is_empty(),
+            "an entry appeared before the commit"
+        );
+        out.commit().unwrap();
+        assert_eq!(names(&dir), [OsString::from("out")]);
+        assert_eq!(std::fs::read(&target).unwrap(), b"payload");
+
+        // A target created while writing is not replaced without --force, and nothing is left behind.
+        let other = dir.join("late");
+        let mut out = AtomicOutput::create(&other, false).unwrap();
+        out.file().write_all(b"new").unwrap();
+        std::fs::write(&other, b"first").unwrap();
+        assert!(out.commit().is_err());
+        assert_eq!(std::fs::read(&other).unwrap(), b"first");
+        assert_eq!(names(&dir).len(), 2);
+
+        // With --force it is replaced, and only the final name remains.
+        let mut out = AtomicOutput::create(&other, true).unwrap();
+        out.file().write_all(b"forced").unwrap();
+        out.commit().unwrap();
+        assert_eq!(std::fs::read(&other).unwrap(), b"forced");
+        assert_eq!(names(&dir).len(), 2);
+
+        // Dropped without a commit: nothing appears.
+        let mut out = AtomicOutput::create(&dir.join("dropped"), false).unwrap();
+        out.file().write_all(b"x").unwrap();
+        drop(out);
+        assert_eq!(names(&dir).len(), 2);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn named_fallback_renames_without_replacing() {
+        let dir = scratch("named");
+        let target = dir.join("out");
+        let temp = temp_name(&dir, OsStr::new("out")).unwrap();
+        std::fs::write(&temp, b"one").unwrap();
+        let d = File::open(&dir).unwrap();
+        let leaf = temp.file_name().unwrap();
+        rename_no_replace(&d, &temp, leaf, &target, OsStr::new("out")).unwrap();
+        assert_eq!(names(&dir), [OsString::from("out")]);
+        std::fs::write(&temp, b"two").unwrap();
+        let err = rename_no_replace(&d, &temp, leaf, &target, OsStr::new("out")).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&target).unwrap(), b"one");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

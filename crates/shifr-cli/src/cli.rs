@@ -148,9 +148,10 @@ Studies: tls (seed 000 for real: TLS 1.2/1.3 x ChaCha20/AES-GCM/AES-CBC x HTTP/1
 OpenSSL, rustls-ring and rustls with shifr's AEADs, with and without AES instructions), \
 tls-table (seed 000: ChaCha20 vs AES, with and without AES-NI), files (seed 002: AES, 3DES, \
 ChaCha20 over 150 files), gost-streams (seed 001: multi-stream GOST 28147-89 / Magma, 1..N threads), \
-kuznyechik-platforms (seed 003: Kuznyechik per thread and per watt, cost per application).")]
+kuznyechik-platforms (seed 003: Kuznyechik per thread and per watt, cost per application), dump (seed \
+004: encrypted disk dumps with every container AEAD at --cpu-limit 15).")]
 pub struct StudyArgs {
-    /// The study: tls, tls-table, files, gost-streams or kuznyechik-platforms.
+    /// The study: tls, tls-table, files, gost-streams, kuznyechik-platforms or dump.
     #[arg(value_name = "NAME")]
     pub name: String,
     /// Directory for report.md, the CSV files and the PNG charts (created if missing).

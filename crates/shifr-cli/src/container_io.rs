@@ -7,7 +7,10 @@ use crate::progress::Progress;
 use anyhow::{Context, Result};
 use shifr::container::{Error, FileCipher};
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Write};
+#[cfg(not(target_os = "linux"))]
+use std::io::{Seek, SeekFrom};
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 /// An opened input.
@@ -46,15 +49,26 @@ pub fn open_input(path: Option<&Path>) -> Result<Input> {
     }
 }
 
-/// The size of a regular file, or of a block device (whose metadata says 0) by seeking to its end.
+/// The size of a regular file, or of a block device (whose metadata says 0: the `BLKGETSIZE64`
+/// ioctl on Linux, seeking to its end elsewhere); `None` for anything else (a pipe, a terminal).
 pub fn size_of(file: &mut File) -> Option<u64> {
     let meta = file.metadata().ok()?;
     if meta.is_file() {
         return Some(meta.len());
     }
-    let end = file.seek(SeekFrom::End(0)).ok()?;
-    file.seek(SeekFrom::Start(0)).ok()?;
-    Some(end)
+    if !meta.file_type().is_block_device() {
+        return None;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        crate::block_device::size(file).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let end = file.seek(SeekFrom::End(0)).ok()?;
+        file.seek(SeekFrom::Start(0)).ok()?;
+        Some(end)
+    }
 }
 
 /// Worker threads: `--threads`, or every core.

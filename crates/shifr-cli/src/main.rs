@@ -11,6 +11,8 @@ mod keyfile;
 mod report;
 // The container commands' helpers.
 mod atomic_output;
+#[cfg(target_os = "linux")]
+mod block_device;
 mod container_args;
 mod container_io;
 mod cpu_limit;
@@ -20,6 +22,8 @@ mod process_cpu;
 mod progress;
 mod random;
 mod secret_source;
+#[cfg(target_os = "linux")]
+mod unnamed_file;
 
 use std::process::ExitCode;
 

@@ -12,6 +12,7 @@
 pub mod chart;
 pub mod corpus;
 pub mod csv;
+pub mod dump;
 pub mod files;
 pub mod gost_streams;
 pub mod kuznyechik_platforms;
@@ -40,15 +41,18 @@ pub enum Study {
     GostStreams,
     /// Seed 003: Kuznyechik speed per thread and per watt, and what it costs an application.
     KuznyechikPlatforms,
+    /// Seed 004: encrypted disk dumps at a 15 % CPU limit, every container AEAD.
+    Dump,
 }
 
 impl Study {
     /// Every study.
-    pub const ALL: [Study; 4] = [
+    pub const ALL: [Study; 5] = [
         Study::TlsTable,
         Study::Files,
         Study::GostStreams,
         Study::KuznyechikPlatforms,
+        Study::Dump,
     ];
 
     /// The command-line name.
@@ -58,6 +62,7 @@ impl Study {
             Study::Files => "files",
             Study::GostStreams => "gost-streams",
             Study::KuznyechikPlatforms => "kuznyechik-platforms",
+            Study::Dump => "dump",
         }
     }
 
@@ -73,6 +78,7 @@ impl Study {
             Study::Files => "shared/seeds/002_d18f77431c570e4f.txt",
             Study::GostStreams => "shared/seeds/001_c747465b755099e0.txt",
             Study::KuznyechikPlatforms => "shared/seeds/003_0dc6d17d7817f206.txt",
+            Study::Dump => "shared/seeds/004_5d4680ce0bfc61aa.txt",
         }
     }
 }
@@ -197,6 +203,7 @@ pub fn run(study: Study, cfg: &Config) -> Result<Outcome, StudyError> {
         Study::Files => files::run(cfg),
         Study::GostStreams => gost_streams::run(cfg),
         Study::KuznyechikPlatforms => kuznyechik_platforms::run(cfg),
+        Study::Dump => dump::run(cfg),
     }
 }
 
@@ -209,6 +216,7 @@ pub fn run_part(study: Study, cfg: &Config) -> Result<(), StudyError> {
         Study::Files => to_json(&files::measure(cfg)?),
         Study::GostStreams => to_json(&gost_streams::measure(cfg)?),
         Study::KuznyechikPlatforms => to_json(&kuznyechik_platforms::measure(cfg)?),
+        Study::Dump => to_json(&dump::measure(cfg)?),
     };
     write(&cfg.out.join("part.json"), &json)
 }

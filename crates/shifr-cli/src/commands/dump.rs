@@ -1,6 +1,7 @@
 //! `shifr dump SRC OUT.shifr`: reads a block device or file sequentially and writes an encrypted image.
-//! The reads are the pipeline's batches: 4 MiB (whole chunks) at offsets that are multiples of 4 MiB,
-//! so they stay aligned for a block device; the image goes to a temporary file renamed into place.
+//! The reads are the pipeline's jobs: 1 MiB (whole chunks; one chunk under `--cpu-limit`) at offsets
+//! that are multiples of that size, so they stay aligned for a block device; a device's size comes
+//! from the `BLKGETSIZE64` ioctl. The image goes to an unnamed file linked into place on success.
 
 use crate::container_args::DumpArgs;
 use anyhow::Result;

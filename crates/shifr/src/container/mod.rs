@@ -14,6 +14,7 @@
 pub mod algorithm;
 pub mod error;
 pub mod header;
+mod jobs;
 pub mod kdf;
 pub mod nonce;
 pub mod pipeline;

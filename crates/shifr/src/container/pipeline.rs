@@ -5,13 +5,16 @@
 use super::algorithm::{Algorithm, KEY_LEN};
 use super::error::{Error, Result};
 use super::header::{Header, DEFAULT_CHUNK_SIZE, HEADER_LEN, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
+use super::jobs::{self, Job};
 use super::kdf::{file_keys, input_key, Kdf, Secret};
 use super::stream::ChunkCipher;
 use crate::util::ct_eq;
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, IoSlice, Read, Write};
 
-/// Default plaintext bytes per batch: large sequential reads and writes, many chunks per thread.
-pub const BATCH_BYTES: usize = 4 << 20;
+/// Default plaintext bytes per job (batch): large sequential reads and writes (1 MiB, aligned for a
+/// block device when the chunk size is a power of two), small enough that the worker threads share
+/// even a few-MiB input.
+pub const BATCH_BYTES: usize = 1 << 20;
 
 /// What the encryptor needs besides the secret and the data.
 #[derive(Debug, Clone)]
@@ -101,7 +104,9 @@ impl FileCipher {
     }
 
     /// Writes the header and the sealed chunks of everything `input` holds; returns the plaintext
-    /// bytes read. `on_batch` gets the plaintext bytes of every batch once it is written.
+    /// bytes read. `on_batch` gets the plaintext bytes of every job (batch) once it is written.
+    /// With `threads > 1` the chunks are sealed on that many worker threads while this thread reads
+    /// and writes ([`super::jobs`]); the output is the same for any thread count.
     pub fn encrypt<R: Read, W: Write>(
         &self,
         mut input: R,
@@ -113,33 +118,50 @@ impl FileCipher {
             .write_all(&self.header.to_bytes())
             .map_err(Error::Output)?;
         let cs = self.chunks.chunk_size();
-        let batch_chunks = batch_chunks(self.batch_bytes, cs, threads);
-        let mut plain = vec![0u8; batch_chunks * cs];
-        let mut sealed = Vec::with_capacity(batch_chunks * self.chunks.sealed_chunk_len());
-        let mut counter = 0u64;
+        let tag_len = self.chunks.tag_len();
+        let job_chunks = job_chunks(self.batch_bytes, cs);
         let mut total = 0u64;
-        loop {
-            let n = read_full(&mut input, &mut plain).map_err(Error::Input)?;
-            let last = n < plain.len();
-            self.chunks
-                .seal_batch(counter, &plain[..n], last, &mut sealed, threads)?;
-            output.write_all(&sealed).map_err(Error::Output)?;
-            counter += (n / cs) as u64;
-            total += n as u64;
-            on_batch(n as u64);
-            if last {
-                break;
-            }
-        }
+        jobs::run(
+            threads,
+            || Job::new(job_chunks * cs, job_chunks * tag_len),
+            |job| {
+                job.len = read_full(&mut input, &mut job.data).map_err(Error::Input)?;
+                job.last = job.len < job.data.len();
+                Ok(())
+            },
+            &|job| {
+                let first = job.index * job_chunks as u64;
+                self.chunks
+                    .seal_job(first, &mut job.data[..job.len], job.last, &mut job.tags)
+            },
+            |job| {
+                // Each chunk's ciphertext and then its tag, in one vectored write per job.
+                let count = self.chunks.chunks_in_plain(job.len, job.last)?;
+                let mut pieces = job.data[..job.len]
+                    .chunks(cs)
+                    .chain(std::iter::once(&[][..]));
+                let tags = job.tags.chunks_exact(tag_len).take(count);
+                // One small allocation per job (not per chunk): the slices borrow this job's buffers.
+                let mut slices = Vec::with_capacity(2 * count);
+                for tag in tags {
+                    slices.push(IoSlice::new(pieces.next().unwrap_or_default()));
+                    slices.push(IoSlice::new(tag));
+                }
+                write_all_vectored(&mut output, &mut slices).map_err(Error::Output)?;
+                total += job.len as u64;
+                on_batch(job.len as u64);
+                Ok(())
+            },
+        )?;
         output.flush().map_err(Error::Output)?;
         Ok(total)
     }
 
     /// Reads the chunks that follow the header from `input`, verifies and decrypts them, and writes
-    /// each batch's plaintext only after all its tags verified; returns the plaintext bytes written.
-    /// Errors: [`Error::ChunkAuthentication`] (the first failing chunk), [`Error::Truncated`] when the
-    /// input ends at a chunk boundary with no final chunk. `on_batch` gets the plaintext bytes of
-    /// every batch once it is written.
+    /// each job's plaintext only after all its tags (and those of every job before it) verified;
+    /// returns the plaintext bytes written. Errors: [`Error::ChunkAuthentication`] (the first failing
+    /// chunk), [`Error::Truncated`] when the input ends at a chunk boundary with no final chunk.
+    /// `on_batch` gets the plaintext bytes of every job (batch) once it is written.
     pub fn decrypt<R: Read, W: Write>(
         &self,
         mut input: R,
@@ -148,33 +170,45 @@ impl FileCipher {
         on_batch: &mut dyn FnMut(u64),
     ) -> Result<u64> {
         let slot = self.chunks.sealed_chunk_len();
-        let batch_chunks = batch_chunks(self.batch_bytes, self.chunks.chunk_size(), threads);
-        let mut buf = vec![0u8; batch_chunks * slot];
-        let mut counter = 0u64;
+        let tag_len = self.chunks.tag_len();
+        let job_chunks = job_chunks(self.batch_bytes, self.chunks.chunk_size());
         let mut total = 0u64;
-        loop {
-            let n = read_full(&mut input, &mut buf).map_err(Error::Input)?;
-            let last = n < buf.len();
-            if last && n.is_multiple_of(slot) {
-                // Only full chunks (or nothing) before the end: the final chunk is gone.
-                let full = (n / slot) as u64;
-                self.chunks
-                    .open_batch(counter, &mut buf[..n], false, threads)?;
-                return Err(Error::Truncated {
-                    chunks: counter + full,
-                });
-            }
-            let plain_len = self
-                .chunks
-                .open_batch(counter, &mut buf[..n], last, threads)?;
-            output.write_all(&buf[..plain_len]).map_err(Error::Output)?;
-            counter += (n / slot) as u64;
-            total += plain_len as u64;
-            on_batch(plain_len as u64);
-            if last {
-                break;
-            }
-        }
+        jobs::run(
+            threads,
+            || Job::new(job_chunks * slot, 0),
+            |job| {
+                job.len = read_full(&mut input, &mut job.data).map_err(Error::Input)?;
+                job.last = job.len < job.data.len();
+                Ok(())
+            },
+            &|job| {
+                let first = job.index * job_chunks as u64;
+                let sealed = &mut job.data[..job.len];
+                if job.last && sealed.len().is_multiple_of(slot) {
+                    // Only full chunks (or nothing) before the end: the final chunk is gone. The
+                    // chunks that are there are checked first, so damage is reported as such.
+                    self.chunks.open_job(first, sealed, false)?;
+                    return Err(Error::Truncated {
+                        chunks: first + (sealed.len() / slot) as u64,
+                    });
+                }
+                self.chunks.open_job(first, sealed, job.last)
+            },
+            |job| {
+                // Every chunk's plaintext, skipping the tags, in one vectored write per job.
+                let mut slices = Vec::with_capacity(job_chunks);
+                let mut plain_len = 0;
+                for sealed in job.data[..job.len].chunks(slot) {
+                    let plain = &sealed[..sealed.len() - tag_len];
+                    plain_len += plain.len();
+                    slices.push(IoSlice::new(plain));
+                }
+                write_all_vectored(&mut output, &mut slices).map_err(Error::Output)?;
+                total += plain_len as u64;
+                on_batch(plain_len as u64);
+                Ok(())
+            },
+        )?;
         output.flush().map_err(Error::Output)?;
         Ok(total)
     }
@@ -195,9 +229,26 @@ pub fn read_header<R: Read>(mut input: R) -> Result<Header> {
     Header::parse(&bytes[..n])
 }
 
-/// Chunks per batch: `batch_bytes` of plaintext rounded up, and at least one chunk per thread.
-fn batch_chunks(batch_bytes: usize, chunk_size: usize, threads: usize) -> usize {
-    batch_bytes.div_ceil(chunk_size).max(threads).max(1)
+/// Chunks per job: `batch_bytes` of plaintext rounded up to whole chunks, at least one.
+fn job_chunks(batch_bytes: usize, chunk_size: usize) -> usize {
+    batch_bytes.div_ceil(chunk_size).max(1)
+}
+
+/// Writes all of `slices` with vectored writes (`write_all_vectored` is not stable).
+fn write_all_vectored<W: Write>(
+    output: &mut W,
+    mut slices: &mut [IoSlice<'_>],
+) -> std::io::Result<()> {
+    IoSlice::advance_slices(&mut slices, 0);
+    while !slices.is_empty() {
+        match output.write_vectored(slices) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.

@@ -1,6 +1,6 @@
-//! STREAM chunk sealing: a batch of consecutive chunks is sealed or opened at once, spread over worker
-//! threads with `std::thread::scope`. Every chunk's nonce depends only on its index, so the output is
-//! byte-identical for any thread count.
+//! STREAM chunk sealing: a job of consecutive chunks is sealed or opened in place, with no copy and no
+//! allocation ([`super::jobs`] spreads jobs over worker threads). Every chunk's nonce depends only on its
+//! index, so the output is byte-identical for any thread count.
 //!
 //! Every chunk is authenticated with the whole 80-byte header as associated data. A sealed chunk is the
 //! ciphertext followed by the tag; every chunk but the last holds exactly `chunk_size` plaintext bytes,
@@ -49,14 +49,70 @@ impl ChunkCipher {
         self.chunk_size + self.tag_len()
     }
 
-    /// Seals `plain` (`plain.len()` bytes of plaintext at `slot[..plain.len()]`) in place and writes
-    /// the tag after it; `slot` must be `plain_len + tag_len` bytes.
-    fn seal_one(&self, counter: u64, last: bool, slot: &mut [u8]) -> Result<()> {
-        let plain_len = slot.len() - self.tag_len();
-        let nonce = chunk_nonce(self.algorithm, &self.nonce_prefix, counter, last)?;
-        let (data, tag_out) = slot.split_at_mut(plain_len);
-        let tag = self.aead.seal(nonce.as_ref(), &self.header, data)?;
-        tag_out.copy_from_slice(tag.as_ref());
+    /// Chunks in a job of `len` plaintext bytes: every full `chunk_size` piece, plus the final chunk
+    /// (the remainder, possibly empty) if `last`. Error: a non-final job that is not whole chunks.
+    pub fn chunks_in_plain(&self, len: usize, last: bool) -> Result<usize> {
+        if !last && !len.is_multiple_of(self.chunk_size) {
+            return Err(Error::InvalidParameter(
+                "a non-final job must hold whole chunks",
+            ));
+        }
+        Ok(len / self.chunk_size + usize::from(last))
+    }
+
+    /// Seals the plaintext `plain` in place as the chunks `first_counter..` (split as
+    /// [`Self::chunks_in_plain`] says) and writes their tags, one after another, to the front of `tags`.
+    /// The container's layout is then each chunk's ciphertext followed by its tag.
+    pub fn seal_job(
+        &self,
+        first_counter: u64,
+        plain: &mut [u8],
+        last: bool,
+        tags: &mut [u8],
+    ) -> Result<()> {
+        let count = self.chunks_in_plain(plain.len(), last)?;
+        let tag_len = self.tag_len();
+        if tags.len() < count * tag_len {
+            return Err(Error::InvalidParameter("tag buffer too small"));
+        }
+        let mut rest = plain;
+        for (i, tag_out) in tags.chunks_exact_mut(tag_len).take(count).enumerate() {
+            let take = self.chunk_size.min(rest.len());
+            let (data, tail) = core::mem::take(&mut rest).split_at_mut(take);
+            rest = tail;
+            let counter = first_counter + i as u64;
+            let nonce = chunk_nonce(
+                self.algorithm,
+                &self.nonce_prefix,
+                counter,
+                last && i + 1 == count,
+            )?;
+            let tag = self.aead.seal(nonce.as_ref(), &self.header, data)?;
+            tag_out.copy_from_slice(tag.as_ref());
+        }
+        Ok(())
+    }
+
+    /// Verifies and decrypts `sealed`, the chunks `first_counter..`, in place: every full sealed chunk
+    /// is non-final; if `last`, the remainder is the final chunk (which must be shorter than a full
+    /// sealed chunk). Chunk `i`'s plaintext is then at the start of its sealed slot,
+    /// `sealed[i * sealed_chunk_len()..]`, before its tag. Error: [`Error::ChunkAuthentication`] with
+    /// the first failing index (later chunks are left untouched).
+    pub fn open_job(&self, first_counter: u64, sealed: &mut [u8], last: bool) -> Result<()> {
+        let slot_len = self.sealed_chunk_len();
+        if !last && !sealed.len().is_multiple_of(slot_len) {
+            return Err(Error::InvalidParameter(
+                "a non-final job must hold whole chunks",
+            ));
+        }
+        let count = sealed.len() / slot_len + usize::from(last);
+        let mut rest = sealed;
+        for i in 0..count {
+            let take = slot_len.min(rest.len());
+            let (slot, tail) = core::mem::take(&mut rest).split_at_mut(take);
+            rest = tail;
+            self.open_one(first_counter + i as u64, last && i + 1 == count, slot)?;
+        }
         Ok(())
     }
 
@@ -72,121 +128,4 @@ impl ChunkCipher {
             .open(nonce.as_ref(), &self.header, data, tag)
             .map_err(|_| fail)
     }
-
-    /// Seals `plain` as the chunks `first_counter..`: every full `chunk_size` piece is a non-final
-    /// chunk; if `last`, the remainder (possibly empty) is the final chunk, otherwise `plain` must be a
-    /// whole number of chunks. The sealed chunks replace the contents of `out`.
-    pub fn seal_batch(
-        &self,
-        first_counter: u64,
-        plain: &[u8],
-        last: bool,
-        out: &mut Vec<u8>,
-        threads: usize,
-    ) -> Result<()> {
-        let cs = self.chunk_size;
-        let full = plain.len() / cs;
-        let rem = plain.len() % cs;
-        if !last && rem != 0 {
-            return Err(Error::InvalidParameter(
-                "a non-final batch must hold whole chunks",
-            ));
-        }
-        let count = full + usize::from(last);
-        let sealed = self.sealed_chunk_len();
-        out.clear();
-        out.resize(
-            full * sealed + if last { rem + self.tag_len() } else { 0 },
-            0,
-        );
-        let mut slots: Vec<(u64, bool, &[u8], &mut [u8])> = Vec::with_capacity(count);
-        let mut rest = &mut out[..];
-        for i in 0..count {
-            let start = i * cs;
-            let end = (start + cs).min(plain.len());
-            let (slot, tail) = rest.split_at_mut(end - start + self.tag_len());
-            rest = tail;
-            let is_last = last && i + 1 == count;
-            slots.push((first_counter + i as u64, is_last, &plain[start..end], slot));
-        }
-        run_parallel(&mut slots, threads, |(counter, is_last, src, slot)| {
-            slot[..src.len()].copy_from_slice(src);
-            self.seal_one(*counter, *is_last, slot)
-        })
-    }
-
-    /// Opens `sealed`, the chunks `first_counter..`, in place: every full sealed chunk is non-final;
-    /// if `last`, the remainder is the final chunk. The plaintext is moved to the front of `sealed` and
-    /// its length returned. Error: [`Error::ChunkAuthentication`] with the lowest failing index.
-    pub fn open_batch(
-        &self,
-        first_counter: u64,
-        sealed: &mut [u8],
-        last: bool,
-        threads: usize,
-    ) -> Result<usize> {
-        let slot_len = self.sealed_chunk_len();
-        let full = sealed.len() / slot_len;
-        let rem = sealed.len() % slot_len;
-        if !last && rem != 0 {
-            return Err(Error::InvalidParameter(
-                "a non-final batch must hold whole chunks",
-            ));
-        }
-        let count = full + usize::from(last);
-        let mut slots: Vec<(u64, bool, &mut [u8])> = Vec::with_capacity(count);
-        let mut rest = &mut sealed[..];
-        for i in 0..count {
-            let take = slot_len.min(rest.len());
-            let (slot, tail) = rest.split_at_mut(take);
-            rest = tail;
-            let is_last = last && i + 1 == count;
-            slots.push((first_counter + i as u64, is_last, slot));
-        }
-        run_parallel(&mut slots, threads, |(counter, is_last, slot)| {
-            self.open_one(*counter, *is_last, slot)
-        })?;
-        // Move each chunk's plaintext down over the tags before it.
-        let mut plain_len = 0;
-        for i in 0..count {
-            let start = i * slot_len;
-            let len = (sealed.len() - start).min(slot_len) - self.tag_len();
-            sealed.copy_within(start..start + len, plain_len);
-            plain_len += len;
-        }
-        Ok(plain_len)
-    }
-}
-
-/// Runs `job` on every item, the items split into `threads` contiguous runs. Returns the error of the
-/// lowest-indexed failing item, so the result does not depend on scheduling.
-fn run_parallel<T: Send, F>(items: &mut [T], threads: usize, job: F) -> Result<()>
-where
-    F: Fn(&mut T) -> Result<()> + Sync,
-{
-    let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        return items.iter_mut().try_for_each(job);
-    }
-    let per = items.len().div_ceil(threads);
-    let job = &job;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks_mut(per)
-            .map(|run| scope.spawn(move || run.iter_mut().try_for_each(job)))
-            .collect();
-        // Joined in index order: the first error met is the lowest-indexed one. A worker cannot
-        // panic on any input (the AEADs validate and return errors), so join failing means a bug.
-        let mut first_error = None;
-        for h in handles {
-            match h.join() {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => {
-                    first_error.get_or_insert(e);
-                }
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        first_error.map_or(Ok(()), Err)
-    })
 }

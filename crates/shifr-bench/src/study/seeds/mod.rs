@@ -8,3 +8,4 @@ pub mod seed000_tls;
 pub mod seed001_gost;
 pub mod seed002_files;
 pub mod seed003_kuznyechik;
+pub mod seed004_dump;
