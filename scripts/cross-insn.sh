@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Instructions per byte of each cipher backend on the cross targets, counted by QEMU (docs/BENCHMARKS.md,
-# "Other platforms"). Needs what scripts/cross-test.sh installs and the binaries it builds
-# (target/<triple>/debug/shifr, test profile = opt-level 2).
+# "Other platforms"). Needs what scripts/cross-test.sh installs (targets, cross linkers, qemu-user).
 #
-# For every target, algorithm and backend it runs `shifr cipher` under qemu-user with the
+# It builds the library's `catalog_cipher` example per target (test profile = opt-level 2; the CLI is
+# not cross-built, since it also links OpenSSL) and, for every target, algorithm and backend, runs it
+# (the catalogue's one-shot encryption, as `shifr cipher` makes it) under qemu-user with the
 # instruction-counting plugin scripts/qemu-insn-count.c on SMALL and SMALL + DELTA bytes of input
 # and prints (count(large) - count(small)) / DELTA: start-up, key setup and I/O set-up cancel out.
 # Prints one Markdown table row per (target, algorithm): instructions per byte for each backend.
@@ -18,6 +19,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 gcc -shared -fPIC -O2 -o "$plugin" scripts/qemu-insn-count.c
+for t in $targets; do
+  cargo build --quiet --profile test -p shifr --example catalog_cipher --target "$t"
+done
 head -c 32 /dev/zero | tr '\0' '\7' >"$work/key"
 head -c $((small + delta)) /dev/zero >"$work/large"
 head -c "$small" /dev/zero >"$work/small"
@@ -41,11 +45,10 @@ algorithms=(
 
 count() { # target backend algorithm keylen iv flags input
   local t=$1 b=$2 alg=$3 keylen=$4 iv=$5 flags=$6 input=$7
-  local args=(cipher -a "$alg" --key-file "$work/key$keylen")
-  [ "$iv" = - ] || args+=(--iv "$iv")
+  local args=("$alg" "$work/key$keylen" "$iv")
   [ "$flags" = - ] || args+=("$flags")
   # shellcheck disable=SC2046 # the runner is a command plus its arguments
-  SHIFR_BACKEND="$b" $(qemu_for "$t") -plugin "$plugin" "target/$t/debug/shifr" "${args[@]}" \
+  SHIFR_BACKEND="$b" $(qemu_for "$t") -plugin "$plugin" "target/$t/debug/examples/catalog_cipher" "${args[@]}" \
     <"$input" 2>&1 >/dev/null | sed -n 's/^insns //p'
 }
 
