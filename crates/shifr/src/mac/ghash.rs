@@ -166,7 +166,8 @@ impl GHash {
     }
 
     /// The running state Y (wire order) when no partial block is pending, for callers that fold
-    /// whole blocks into it themselves (the stitched AES-GCM loop); `None` otherwise.
+    /// whole blocks into it themselves (the stitched AES-GCM loop, x86-64 only); `None` otherwise.
+    #[cfg(target_arch = "x86_64")]
     pub(crate) fn block_state_mut(&mut self) -> Option<&mut [u8; 16]> {
         (self.pending_len == 0).then_some(&mut self.state)
     }
