@@ -2,7 +2,7 @@
 # Instructions per byte of each cipher backend on the cross targets, counted by QEMU (docs/BENCHMARKS.md,
 # "Other platforms"). Needs what scripts/cross-test.sh installs (targets, cross linkers, qemu-user).
 #
-# It builds the library's `catalog_cipher` example per target (test profile = opt-level 2; the CLI is
+# It builds the library's `catalog_cipher` example per target (test profile forced to opt-level 2, as the table was counted; the CLI is
 # not cross-built, since it also links OpenSSL) and, for every target, algorithm and backend, runs it
 # (the catalogue's one-shot encryption, as `shifr cipher` makes it) under qemu-user with the
 # instruction-counting plugin scripts/qemu-insn-count.c on SMALL and SMALL + DELTA bytes of input
@@ -20,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 
 gcc -shared -fPIC -O2 -o "$plugin" scripts/qemu-insn-count.c
 for t in $targets; do
-  cargo build --quiet --profile test -p shifr --example catalog_cipher --target "$t"
+  CARGO_PROFILE_TEST_OPT_LEVEL=2 cargo build --quiet --profile test -p shifr --example catalog_cipher --target "$t"
 done
 head -c 32 /dev/zero | tr '\0' '\7' >"$work/key"
 head -c $((small + delta)) /dev/zero >"$work/large"

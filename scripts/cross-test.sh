@@ -3,7 +3,7 @@
 # under QEMU user-mode emulation, the library's unit and differential tests and the known-answer
 # runner on the shared vectors — once per backend that target offers, forced with SHIFR_BACKEND.
 #
-# Cost (CI: two cores): each target is compiled once (test profile, opt-level 2) and its test
+# Cost (CI: two cores): each target is compiled once (test profile, opt-level 1) and its test
 # binaries and the runner are then started once per backend, in the background, while the next
 # target compiles. The runner is shifr-kat's `kat` binary, the same checks as `shifr kat` without
 # the CLI's clap / OpenSSL / benchmark dependencies (which a cross build would also have to link).
@@ -50,7 +50,7 @@ backends_for() {
   esac
 }
 
-# The test binaries per target; each costs a cross compile and link at opt-level 2.
+# The test binaries per target; each costs a cross compile and link.
 # - every target: shifr's unit tests (every module's known-answer tests) and the differential tests
 #   of each cipher and of the modes against RustCrypto, which is where 32-bit and byte-order bugs
 #   show, run through whichever backend SHIFR_BACKEND forces;

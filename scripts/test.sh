@@ -47,7 +47,7 @@ install_missing() {
 install_missing
 
 # CI builds from a clean clone once: incremental compilation state would only cost time there, and
-# full debug info is the largest part of what the test profile (opt-level 2) writes and links. Panic
+# full debug info is the largest part of what the test profile writes and links. Panic
 # messages keep their file and line without it. Local runs keep both for fast rebuilds.
 if [ "${CI:-}" = true ]; then
   export CARGO_INCREMENTAL=0 CARGO_PROFILE_TEST_DEBUG=0
@@ -66,7 +66,7 @@ phase "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 phase "cargo test"
 cargo test --workspace
-# `cargo test` has just built target/debug/shifr with the test profile (opt-level 2) for the CLI's
+# `cargo test` has just built target/debug/shifr with the test profile (opt-level 1) for the CLI's
 # integration tests; the known answers run through that binary instead of a separate release build.
 phase "shifr kat (best backends, then portable)"
 if [ -d "$vectors" ]; then
