@@ -15,14 +15,14 @@
 //! Constant-time: AES rounds, carry-less multiplies, shuffles and XORs only; the one branch in the
 //! key setup depends on nothing secret (the carry of `H << 1` is applied with a mask).
 
+use crate::x86_u128::{to_u128, to_vec};
 use core::arch::x86_64::{
     __m128i, __m512i, _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
     _mm512_broadcast_i32x4, _mm512_clmulepi64_epi128, _mm512_extracti32x4_epi32,
     _mm512_loadu_si512, _mm512_set_epi32, _mm512_set_epi64, _mm512_setzero_si512,
     _mm512_shuffle_epi32, _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512,
-    _mm512_zextsi128_si512, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_loadu_si128,
-    _mm_set_epi64x, _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_storeu_si128, _mm_unpackhi_epi64,
-    _mm_xor_si128,
+    _mm512_zextsi128_si512, _mm_clmulepi64_si128, _mm_loadu_si128, _mm_set_epi64x,
+    _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -114,20 +114,6 @@ fn mont_mul_scalar(a: u128, b: u128) -> u128 {
         hi,
         _mm_xor_si128(t, _mm_shuffle_epi32::<0x4e>(mid)),
     ))
-}
-
-#[inline]
-#[target_feature(enable = "sse2")]
-fn to_vec(x: u128) -> __m128i {
-    _mm_set_epi64x((x >> 64) as i64, x as i64)
-}
-
-#[inline]
-#[target_feature(enable = "sse2")]
-fn to_u128(v: __m128i) -> u128 {
-    let lo = _mm_cvtsi128_si64(v) as u64;
-    let hi = _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)) as u64;
-    (u128::from(hi) << 64) | u128::from(lo)
 }
 
 /// Reverses the bytes of each 128-bit lane (GCM blocks are big-endian).

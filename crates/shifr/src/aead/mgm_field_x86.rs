@@ -4,10 +4,8 @@
 //! accumulators; nothing is reduced here. PCLMULQDQ runs in data-independent time.
 
 use super::mgm_field::{be128, be64, Wide};
-use core::arch::x86_64::{
-    __m128i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_setzero_si128,
-    _mm_unpackhi_epi64, _mm_xor_si128,
-};
+use crate::x86_u128::{to_u128, to_vec};
+use core::arch::x86_64::{_mm_clmulepi64_si128, _mm_set_epi64x, _mm_setzero_si128, _mm_xor_si128};
 
 /// `acc += sum_i H_i * X_i` over the `n`-byte blocks of `h` and `x`; returns `false` (and does
 /// nothing) when this CPU lacks PCLMULQDQ.
@@ -24,20 +22,6 @@ pub(super) fn mul_sum(n: usize, h: &[u8], x: &[u8], acc: &mut Wide) -> bool {
         }
     }
     true
-}
-
-#[inline]
-#[target_feature(enable = "sse2")]
-fn to_vec(x: u128) -> __m128i {
-    _mm_set_epi64x((x >> 64) as i64, x as i64)
-}
-
-#[inline]
-#[target_feature(enable = "sse2")]
-fn to_u128(v: __m128i) -> u128 {
-    let lo = _mm_cvtsi128_si64(v) as u64;
-    let hi = _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)) as u64;
-    (u128::from(hi) << 64) | u128::from(lo)
 }
 
 #[target_feature(enable = "pclmulqdq,sse2")]

@@ -11,9 +11,10 @@
 //! (four registers against H^16..H^1) summed before one reduction; groups of fewer than sixteen
 //! blocks go through [`ClmulKey`].
 
+use crate::x86_u128::{to_u128, to_vec};
 use core::arch::x86_64::{
-    __m128i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_set_epi64x,
-    _mm_set_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_unpackhi_epi64, _mm_xor_si128,
+    __m128i, _mm_clmulepi64_si128, _mm_loadu_si128, _mm_set_epi8, _mm_setzero_si128,
+    _mm_shuffle_epi8, _mm_xor_si128,
 };
 use core::arch::x86_64::{
     __m512i, _mm512_clmulepi64_epi128, _mm512_extracti32x4_epi32, _mm512_loadu_si512,
@@ -67,20 +68,6 @@ fn load_be(b: &[u8]) -> __m128i {
     let v = unsafe { _mm_loadu_si128(b.as_ptr().cast()) };
     let reverse = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     _mm_shuffle_epi8(v, reverse)
-}
-
-#[inline]
-#[target_feature(enable = "sse2")]
-fn to_vec(x: u128) -> __m128i {
-    _mm_set_epi64x((x >> 64) as i64, x as i64)
-}
-
-#[inline]
-#[target_feature(enable = "sse2")]
-fn to_u128(v: __m128i) -> u128 {
-    let lo = _mm_cvtsi128_si64(v) as u64;
-    let hi = _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)) as u64;
-    (u128::from(hi) << 64) | u128::from(lo)
 }
 
 /// An unreduced 256-bit product, as its low, middle (shifted by 64) and high 128-bit parts.
