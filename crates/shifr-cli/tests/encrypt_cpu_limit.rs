@@ -1,5 +1,6 @@
-//! `--cpu-limit 15`: a 9-second encryption of an endless input (/dev/zero) sampled from /proc every
-//! 250 ms; over every 5-second window the process's CPU time must stay within 15 % of the machine
+//! `--cpu-limit 15`: a 9-second encryption (`SHIFR_CPU_LIMIT_SECONDS` sets another length; the
+//! issue's 20-second figure in docs/BENCHMARKS.md comes from `SHIFR_CPU_LIMIT_SECONDS=20`) of an
+//! endless input (/dev/zero) sampled from /proc every 250 ms; over every 5-second window the process's CPU time must stay within 15 % of the machine
 //! plus 2 points, and the total (getrusage of the child from wait4) must show that it did work. The
 //! process is then killed, which must leave nothing under the final output name.
 
@@ -8,7 +9,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const LIMIT_PCT: f64 = 15.0;
-const RUN: Duration = Duration::from_secs(9);
+/// The default run length: long enough for several 5-second windows, short enough for CI.
+const DEFAULT_RUN_SECONDS: u64 = 9;
 const WINDOW: Duration = Duration::from_secs(5);
 
 /// utime + stime of `pid` in seconds, from /proc/PID/stat.
@@ -36,6 +38,13 @@ fn cpu_limit_15_holds_over_every_5_second_window() {
     let key = dir.join("key");
     std::fs::write(&key, [0x11u8; 32]).unwrap();
     let out = dir.join("out.shifr");
+    let run = Duration::from_secs(
+        std::env::var("SHIFR_CPU_LIMIT_SECONDS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .filter(|&s| s >= 6)
+            .unwrap_or(DEFAULT_RUN_SECONDS),
+    );
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
     let mut child = Command::new(env!("CARGO_BIN_EXE_shifr"))
         .args([
@@ -58,7 +67,7 @@ fn cpu_limit_15_holds_over_every_5_second_window() {
     let pid = child.id();
     let start = Instant::now();
     let mut samples = vec![(0.0, 0.0)];
-    while start.elapsed() < RUN {
+    while start.elapsed() < run {
         std::thread::sleep(Duration::from_millis(250));
         if let Some(cpu) = proc_cpu(pid) {
             samples.push((start.elapsed().as_secs_f64(), cpu));
@@ -89,7 +98,7 @@ fn cpu_limit_15_holds_over_every_5_second_window() {
     let final_exists = out.exists();
     std::fs::remove_dir_all(&dir).unwrap();
     eprintln!(
-        "cpu-limit 15: worst 5-s window {worst:.1} %, whole run {overall:.1} % of {cores} cores"
+        "cpu-limit 15, {wall:.1} s run: worst 5-s window {worst:.1} %, whole run {overall:.1} % of {cores} cores ({total_cpu:.2} CPU-s)"
     );
     assert!(
         worst <= LIMIT_PCT + 2.0,
