@@ -512,8 +512,9 @@ macro_rules! cbc_streams_kernel {
         /// The CPU must have the features enabled here, and `streams` must hold
         /// `batch.keys.len()` streams (at most `R * $per`), each of at least `batch.blocks` whole
         /// blocks.
-        // Index loops, not iterator adapters: see the note on closures below.
-        #[allow(clippy::needless_range_loop)]
+        // Index loops, not iterator adapters: see the note on closures below. (`% $per` is
+        // `% 1` in the 128-bit instance.)
+        #[allow(clippy::needless_range_loop, clippy::modulo_one)]
         #[target_feature(enable = $features)]
         unsafe fn $name<const R: usize>(batch: &StreamBatch<'_>, streams: &mut [&mut [u8]]) {
             let mut rk = [[[0u128; $per]; MAX_ROUND_KEYS]; R];
