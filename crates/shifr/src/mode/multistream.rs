@@ -5,9 +5,11 @@
 //! [`BlockCipher::encrypt_lanes`] call (where SIMD / GPU backends plug in). Streams may have different
 //! lengths: the longest come first in the lane order, and shorter ones drop out of the tail. Blocks
 //! move between the streams and the lane registers as whole blocks (one word-sized XOR and copy
-//! per lane and block; the block size is a constant in the hot loops). CBC encryption of streams of
-//! one length first offers the whole job to [`BlockCipher::cbc_encrypt_streams`] (AES on 512-bit
-//! VAES keeps the chaining values in registers there).
+//! per lane and block; the block size is a constant in the hot loops). CBC encryption first offers
+//! the job to [`BlockCipher::cbc_encrypt_streams`] (AES on x86 keeps the chaining values in
+//! registers there): whole when the streams have one length, else stretch by stretch between
+//! consecutive stream ends, where the streams still running all have the same number of blocks
+//! left; whatever the cipher declines goes through the lane walk.
 //!
 //! Every function gives exactly what one single-stream call per stream gives ([`crate::mode::cbc`] with
 //! an `n`-byte IV, [`crate::mode::cfb`] with `s = m = n`, [`crate::mac::omac`]).
@@ -148,41 +150,82 @@ pub fn cbc_encrypt<C: BlockCipher>(
 ) -> Result<()> {
     let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
     let (n, blocks, order, lanes, mut state) = setup(ciphers, ivs, &lens, true)?;
-    // Streams of one length may go to the cipher's own multi-stream kernel, if it has one.
+    // Streams of one length go to the cipher's own multi-stream kernel whole, if it has one.
     if lens.windows(2).all(|w| w[0] == w[1]) && C::cbc_encrypt_streams(ciphers, ivs, data) {
         return Ok(());
     }
+    // The streams in lane order, each taken once (`order` is a permutation).
+    let mut slots: Vec<Option<&mut [u8]>> = data.iter_mut().map(|d| Some(&mut **d)).collect();
+    let mut by_lane: Vec<&mut [u8]> = order.iter().filter_map(|&i| slots[i].take()).collect();
+    let from = cbc_encrypt_phases(n, &blocks, &order, &lanes, &mut state, &mut by_lane);
     with_const_block_size!(
         n,
-        cbc_encrypt_lanes(n, &blocks, &order, &lanes, &mut state, data)
+        cbc_encrypt_lanes(n, from, &blocks, &order, &lanes, &mut state, &mut by_lane)
     );
     Ok(())
 }
 
-/// The lane walk of [`cbc_encrypt`]: gather (XOR each stream's block into its lane register),
-/// encipher all lanes, scatter (copy each register out as the ciphertext block).
-#[inline(always)]
-fn cbc_encrypt_lanes<C: BlockCipher>(
+/// Streams of unequal lengths through the cipher's kernel: in lane order the streams still running
+/// at any block index are a prefix, so between two consecutive stream ends they all have the same
+/// number of blocks left, and that stretch is one kernel call (IVs: the last ciphertext blocks,
+/// kept in `state`). Returns the block index reached: the end, or where the kernel declined (the
+/// lane walk goes on from there).
+fn cbc_encrypt_phases<C: BlockCipher>(
     n: usize,
     blocks: &[usize],
     order: &[usize],
     lanes: &[&C],
     state: &mut [u8],
-    data: &mut [&mut [u8]],
+    by_lane: &mut [&mut [u8]],
+) -> usize {
+    let (mut from, mut live) = (0, order.len());
+    loop {
+        live = live_lanes(order, blocks, live, from);
+        if live == 0 {
+            return from;
+        }
+        let to = blocks[order[live - 1]];
+        let ivs: Vec<&[u8]> = state.chunks_exact(n).take(live).collect();
+        let mut parts: Vec<&mut [u8]> = by_lane[..live]
+            .iter_mut()
+            .map(|d| &mut d[from * n..to * n])
+            .collect();
+        if !C::cbc_encrypt_streams(&lanes[..live], &ivs, &mut parts) {
+            return from;
+        }
+        for (register, d) in state.chunks_exact_mut(n).zip(&by_lane[..live]) {
+            register.copy_from_slice(&d[(to - 1) * n..to * n]);
+        }
+        from = to;
+    }
+}
+
+/// The lane walk of [`cbc_encrypt`] from block index `from` (`state` holding the chaining values
+/// there), over the streams in lane order: gather (XOR each stream's block into its lane register),
+/// encipher all lanes, scatter (copy each register out as the ciphertext block).
+#[inline(always)]
+fn cbc_encrypt_lanes<C: BlockCipher>(
+    n: usize,
+    from: usize,
+    blocks: &[usize],
+    order: &[usize],
+    lanes: &[&C],
+    state: &mut [u8],
+    by_lane: &mut [&mut [u8]],
 ) {
     let mut live = order.len();
-    for index in 0.. {
+    for index in from.. {
         live = live_lanes(order, blocks, live, index);
         if live == 0 {
             break;
         }
         let at = index * n;
-        for (register, &i) in state.chunks_exact_mut(n).zip(&order[..live]) {
-            xor_block(register, &data[i][at..], n);
+        for (register, d) in state.chunks_exact_mut(n).zip(&by_lane[..live]) {
+            xor_block(register, &d[at..], n);
         }
         C::encrypt_lanes(&lanes[..live], &mut state[..live * n]);
-        for (register, &i) in state.chunks_exact(n).zip(&order[..live]) {
-            data[i][at..at + n].copy_from_slice(register);
+        for (register, d) in state.chunks_exact(n).zip(&mut by_lane[..live]) {
+            d[at..at + n].copy_from_slice(register);
         }
     }
 }

@@ -16,7 +16,11 @@
 //!
 //! Multi-stream calls ([`BlockCipher::encrypt_lanes`] / `decrypt_lanes`, used by multi-stream CBC,
 //! CFB and OMAC) run eight independently keyed blocks interleaved on AES-NI, each lane's round keys
-//! read from memory, whenever every lane uses an x86 backend with the same key size.
+//! read from memory, whenever every lane uses an x86 backend with the same key size. Multi-stream
+//! CBC encryption ([`BlockCipher::cbc_encrypt_streams`]) goes further on x86: the streams' round
+//! keys are laid out side by side once per call and the chaining values stay in 128-, 256- or
+//! 512-bit registers (one, two or four streams each, up to eight registers interleaved) for the
+//! whole streams; see `x86_vaes::cbc_encrypt_streams`.
 //!
 //! `SHIFR_BACKEND=portable|aesni|vaes|avx512` forces a backend for [`Aes::new`]. Round keys are
 //! zeroized on drop.
@@ -163,33 +167,37 @@ impl Aes {
         true
     }
 
-    /// Multi-stream CBC encryption on 512-bit VAES (four streams per register) when every
-    /// stream runs on [`Backend::Avx512`] (so `SHIFR_BACKEND=aesni|vaes` keep the lane walk),
-    /// with one key size, a multiple of four streams and whole blocks of one length; `false`,
-    /// touching nothing, otherwise.
+    /// Multi-stream CBC encryption with the chaining values in registers, on the widest register
+    /// that every stream's backend allows: 512-bit VAES when all run on [`Backend::Avx512`],
+    /// 256-bit VAES when all run on at least [`Backend::Vaes`], 128-bit AES-NI otherwise (so a
+    /// forced `SHIFR_BACKEND` picks the width). Needs x86 round keys of one size everywhere and
+    /// streams of one length in whole blocks; `false`, touching nothing, otherwise.
     #[cfg(target_arch = "x86_64")]
-    fn vaes512_cbc_streams(ciphers: &[&Aes], ivs: &[&[u8]], streams: &mut [&mut [u8]]) -> bool {
-        let len = streams.first().map_or(0, |s| s.len());
-        let keys: Vec<&x86_aesni::AesNi> = ciphers
-            .iter()
-            .filter(|c| c.backend() == Backend::Avx512)
-            .filter_map(|c| c.aesni())
-            .collect();
-        let rounds = keys.first().map(|k| k.rounds());
-        let usable = !keys.is_empty()
-            && keys.len() == ciphers.len()
-            && keys.len().is_multiple_of(4)
-            && keys.iter().all(|k| Some(k.rounds()) == rounds)
-            && ivs.len() == keys.len()
-            && ivs.iter().all(|iv| iv.len() == 16)
-            && streams.len() == keys.len()
-            && streams.iter().all(|s| s.len() == len)
-            && len.is_multiple_of(16);
-        usable && x86_vaes::cbc_encrypt_streams(&keys, ivs, streams)
+    fn x86_cbc_streams(ciphers: &[&Aes], ivs: &[&[u8]], streams: &mut [&mut [u8]]) -> bool {
+        use x86_vaes::StreamWidth;
+        let mut width = StreamWidth::Z512;
+        let mut keys = Vec::with_capacity(ciphers.len());
+        for c in ciphers {
+            let (key, w) = match &c.engine {
+                Engine::AesNi(a) => (&**a, StreamWidth::X128),
+                Engine::Vaes(v) => match v.width() {
+                    x86_vaes::Width::Y256 => (v.aesni(), StreamWidth::Y256),
+                    x86_vaes::Width::Z512 => (v.aesni(), StreamWidth::Z512),
+                },
+                Engine::Portable(_) => return false,
+            };
+            width = match (width, w) {
+                (StreamWidth::X128, _) | (_, StreamWidth::X128) => StreamWidth::X128,
+                (StreamWidth::Y256, _) | (_, StreamWidth::Y256) => StreamWidth::Y256,
+                _ => StreamWidth::Z512,
+            };
+            keys.push(key);
+        }
+        x86_vaes::cbc_encrypt_streams(width, &keys, ivs, streams)
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    fn vaes512_cbc_streams(_: &[&Aes], _: &[&[u8]], _: &mut [&mut [u8]]) -> bool {
+    fn x86_cbc_streams(_: &[&Aes], _: &[&[u8]], _: &mut [&mut [u8]]) -> bool {
         false
     }
 
@@ -285,7 +293,7 @@ impl BlockCipher for Aes {
     }
 
     fn cbc_encrypt_streams(ciphers: &[&Aes], ivs: &[&[u8]], streams: &mut [&mut [u8]]) -> bool {
-        Aes::vaes512_cbc_streams(ciphers, ivs, streams)
+        Aes::x86_cbc_streams(ciphers, ivs, streams)
     }
 
     fn decrypt_lanes(ciphers: &[&Aes], blocks: &mut [u8]) {

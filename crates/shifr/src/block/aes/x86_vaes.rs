@@ -8,13 +8,14 @@
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm256_aesdec_epi128, _mm256_aesdeclast_epi128,
     _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_broadcastsi128_si256,
-    _mm256_loadu_si256, _mm256_storeu_si256, _mm256_xor_si256, _mm512_add_epi32, _mm512_add_epi64,
-    _mm512_aesdec_epi128, _mm512_aesdeclast_epi128, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
-    _mm512_broadcast_i32x4, _mm512_castsi128_si512, _mm512_castsi512_si128,
-    _mm512_extracti32x4_epi32, _mm512_inserti32x4, _mm512_loadu_si512, _mm512_set_epi32,
-    _mm512_set_epi64, _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512, _mm_aesdec_si128,
-    _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128,
-    _mm_storeu_si128, _mm_xor_si128,
+    _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_extracti128_si256,
+    _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_storeu_si256, _mm256_xor_si256,
+    _mm512_add_epi32, _mm512_add_epi64, _mm512_aesdec_epi128, _mm512_aesdeclast_epi128,
+    _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
+    _mm512_castsi512_si128, _mm512_extracti32x4_epi32, _mm512_inserti32x4, _mm512_loadu_si512,
+    _mm512_set_epi32, _mm512_set_epi64, _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512,
+    _mm_aesdec_si128, _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128,
+    _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::Zeroize;
@@ -376,86 +377,320 @@ fn ctr_z512<const LOW64: bool>(keys: &RoundKeys, rounds: usize, first: &[u8; 16]
     }
 }
 
-/// Multi-stream CBC encryption with 512-bit VAES: lane `l` of a register belongs to stream
-/// `4g + l` of a group, so each register needs the four streams' round keys side by side; those
-/// are laid out once per call (not once per block, which would cost three inserts per round), and
-/// four registers (sixteen streams) run interleaved so that four independent AES chains hide the
-/// instruction latency. The chaining values stay in registers for the whole streams. `keys`,
-/// `ivs` and `streams` are equally many, a multiple of four; every stream is `len` bytes, a
-/// multiple of 16 (the caller checks all this). Returns `false` if the CPU lacks 512-bit VAES.
+/// The register width of a multi-stream CBC call: 128-bit AES-NI (one stream per register),
+/// 256-bit VAES (two) or 512-bit VAES (four).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum StreamWidth {
+    X128,
+    Y256,
+    Z512,
+}
+
+impl StreamWidth {
+    /// Streams per register.
+    fn per_register(self) -> usize {
+        match self {
+            StreamWidth::X128 => 1,
+            StreamWidth::Y256 => 2,
+            StreamWidth::Z512 => 4,
+        }
+    }
+
+    fn supported(self) -> bool {
+        let f = crate::cpu::features();
+        match self {
+            StreamWidth::X128 => f.aesni,
+            StreamWidth::Y256 => f.aesni && f.vaes && f.avx2,
+            StreamWidth::Z512 => f.aesni && f.vaes && f.avx512f,
+        }
+    }
+}
+
+/// Most registers interleaved in one kernel call: enough independent AES chains to cover the
+/// round instruction's latency times its throughput on current cores, few enough that the lane
+/// pointers stay in registers.
+const MAX_STREAM_REGS: usize = 8;
+
+/// Calls `$kernel::<R>` with the register count `$regs` (1..=[`MAX_STREAM_REGS`]) as a constant.
+macro_rules! dispatch {
+    ($regs:expr, $kernel:ident, $batch:expr, $streams:expr) => {
+        match $regs {
+            1 => $kernel::<1>(&$batch, $streams),
+            2 => $kernel::<2>(&$batch, $streams),
+            3 => $kernel::<3>(&$batch, $streams),
+            4 => $kernel::<4>(&$batch, $streams),
+            5 => $kernel::<5>(&$batch, $streams),
+            6 => $kernel::<6>(&$batch, $streams),
+            7 => $kernel::<7>(&$batch, $streams),
+            _ => $kernel::<MAX_STREAM_REGS>(&$batch, $streams),
+        }
+    };
+}
+
+/// Multi-stream CBC encryption with the chaining values held in registers: lane `l` of register
+/// `g` belongs to one stream, so each register needs its streams' round keys side by side; those
+/// are laid out once per call (not once per block, which would cost inserts every round). Up to
+/// [`MAX_STREAM_REGS`] registers run interleaved, so that that many independent AES chains hide
+/// the round latency; more streams go in balanced batches of at most that many registers. A batch
+/// whose stream count does not fill its last register leaves the spare lanes unloaded and unstored
+/// (they run under an all-zero key on whatever the register held: nothing secret). `keys`, `ivs`
+/// (16 bytes each) and `streams` (all one length, a multiple of 16) are equally many and the keys
+/// have one round count; `false`, touching nothing, if that does not hold or the CPU lacks `width`.
 pub(super) fn cbc_encrypt_streams(
+    width: StreamWidth,
     keys: &[&AesNi],
     ivs: &[&[u8]],
     streams: &mut [&mut [u8]],
 ) -> bool {
-    let f = crate::cpu::features();
-    if !(f.vaes && f.avx512f) {
+    let len = streams.first().map_or(0, |s| s.len());
+    let rounds = keys.first().map_or(0, |k| k.rounds());
+    let usable = width.supported()
+        && keys.len() == streams.len()
+        && ivs.len() == streams.len()
+        && keys.iter().all(|k| k.rounds() == rounds)
+        && ivs.iter().all(|iv| iv.len() == 16)
+        && streams.iter().all(|s| s.len() == len)
+        && len.is_multiple_of(16);
+    if !usable {
         return false;
     }
-    let mut keys16 = keys.chunks_exact(16);
-    let mut ivs16 = ivs.chunks_exact(16);
-    let mut streams16 = streams.chunks_exact_mut(16);
-    for ((k, iv), s) in (&mut keys16).zip(&mut ivs16).zip(&mut streams16) {
-        // SAFETY: VAES and AVX-512 F were checked above; AES-NI by every `AesNi`.
-        unsafe { cbc_streams_z512::<4>(k, iv, s) };
+    if len == 0 {
+        return true;
     }
-    let rest = keys16.remainder().chunks_exact(4);
-    let rest_ivs = ivs16.remainder().chunks_exact(4);
-    for ((k, iv), s) in rest
-        .zip(rest_ivs)
-        .zip(streams16.into_remainder().chunks_exact_mut(4))
-    {
-        // SAFETY: as above.
-        unsafe { cbc_streams_z512::<1>(k, iv, s) };
+    let per = width.per_register();
+    let total = streams.len();
+    let batches = total.div_ceil(per * MAX_STREAM_REGS);
+    let mut done = 0;
+    for b in 0..batches {
+        // Balanced: the first batches take one stream more where the count does not divide.
+        let take = (total - done).div_ceil(batches - b);
+        let range = done..done + take;
+        let batch = StreamBatch {
+            keys: &keys[range.clone()],
+            ivs: &ivs[range.clone()],
+            rounds,
+            blocks: len / 16,
+        };
+        let regs = take.div_ceil(per);
+        let streams = &mut streams[range];
+        // SAFETY: `width.supported()` checked the CPU features each kernel enables; the streams
+        // are `batch.keys.len()` (at most `regs * per`) of `batch.blocks` whole blocks each.
+        unsafe {
+            match width {
+                StreamWidth::X128 => dispatch!(regs, cbc_streams_x128, batch, streams),
+                StreamWidth::Y256 => dispatch!(regs, cbc_streams_y256, batch, streams),
+                StreamWidth::Z512 => dispatch!(regs, cbc_streams_z512, batch, streams),
+            }
+        }
+        done += take;
     }
     true
 }
 
-/// `4 G` streams (`keys`, `ivs`, `streams` each that many), `G` registers of four lanes.
-#[target_feature(enable = "avx512f,vaes,aes")]
-fn cbc_streams_z512<const G: usize>(keys: &[&AesNi], ivs: &[&[u8]], streams: &mut [&mut [u8]]) {
-    let rounds = keys[0].rounds();
-    // Round key r of lane l of register g: rk[g][r][l], the key bytes in memory order (held as
-    // u128 so that the wipe below is 16 bytes per store, not one).
-    let mut rk = [[[0u128; 4]; MAX_ROUND_KEYS]; G];
-    for (g, regs) in rk.iter_mut().enumerate() {
-        for (l, key) in keys[4 * g..4 * g + 4].iter().enumerate() {
-            for (r, k) in regs.iter_mut().zip(key.enc_keys()) {
-                r[l] = u128::from_ne_bytes(*k);
+/// The streams of one kernel call: their round keys and IVs, the round count and the number of
+/// 16-byte blocks in every stream.
+struct StreamBatch<'a> {
+    keys: &'a [&'a AesNi],
+    ivs: &'a [&'a [u8]],
+    rounds: usize,
+    blocks: usize,
+}
+
+/// Generates a multi-stream CBC kernel for one register width: `R` registers of `$per` lanes.
+/// The round keys of lane `l` of register `g` are `rk[g][r][l]`, in memory order as u128 so that
+/// one unaligned load gives a register of round keys and the wipe is 16 bytes per store. Every
+/// stream is addressed as its start plus one shared offset, so moving on is one add per block.
+macro_rules! cbc_streams_kernel {
+    (
+        $(#[$doc:meta])*
+        $name:ident, $features:literal, $vec:ty, $per:literal,
+        load: $load:ident, gather: $gather:ident, scatter: $scatter:ident,
+        xor: $xor:ident, enc: $enc:ident, enc_last: $last:ident $(,)?
+    ) => {
+        $(#[$doc])*
+        /// # Safety
+        /// The CPU must have the features enabled here, and `streams` must hold
+        /// `batch.keys.len()` streams (at most `R * $per`), each of at least `batch.blocks` whole
+        /// blocks.
+        // Index loops, not iterator adapters: see the note on closures below. (`% $per` is
+        // `% 1` in the 128-bit instance.)
+        #[allow(clippy::needless_range_loop, clippy::modulo_one)]
+        #[target_feature(enable = $features)]
+        unsafe fn $name<const R: usize>(batch: &StreamBatch<'_>, streams: &mut [&mut [u8]]) {
+            let mut rk = [[[0u128; $per]; MAX_ROUND_KEYS]; R];
+            let mut iv = [[0u128; $per]; R];
+            let mut start = [[core::ptr::null_mut::<u8>(); $per]; R];
+            let lanes = batch.keys.iter().zip(batch.ivs).zip(streams.iter_mut());
+            let mut count = 0;
+            for (s, ((key, v), stream)) in lanes.take(R * $per).enumerate() {
+                let (g, l) = (s / $per, s % $per);
+                for (r, k) in rk[g].iter_mut().zip(key.enc_keys()) {
+                    r[l] = u128::from_ne_bytes(*k);
+                }
+                let mut block = [0u8; 16];
+                block.copy_from_slice(&v[..16]);
+                iv[g][l] = u128::from_ne_bytes(block);
+                start[g][l] = stream.as_mut_ptr();
+                count = s + 1;
             }
+            // Streams in the last register; the spare lanes after them are never loaded or stored.
+            let last = count.saturating_sub((R - 1) * $per);
+            // At most 14 (AES-256): bounded so that the round-key indexing needs no checks.
+            let rounds = batch.rounds.min(MAX_ROUND_KEYS - 1);
+            // No closures or `array::from_fn` around the intrinsics below: those would be compiled
+            // without this function's target features and called, not inlined, every block.
+            let mut state = [$load(&iv[0]); R];
+            for g in 1..R {
+                state[g] = $load(&iv[g]);
+            }
+            let mut at = 0;
+            while at < 16 * batch.blocks {
+                for g in 0..R {
+                    let live = if g + 1 == R { last } else { $per };
+                    // SAFETY: the first `live` lanes are streams of at least `batch.blocks` whole
+                    // blocks, so `at..at + 16` lies in each.
+                    let p = unsafe { $gather(&start[g], at, live) };
+                    state[g] = $xor($xor(state[g], p), $load(&rk[g][0]));
+                }
+                for r in 1..rounds {
+                    for g in 0..R {
+                        state[g] = $enc(state[g], $load(&rk[g][r]));
+                    }
+                }
+                for g in 0..R {
+                    let live = if g + 1 == R { last } else { $per };
+                    state[g] = $last(state[g], $load(&rk[g][rounds]));
+                    // SAFETY: as for the gather.
+                    unsafe { $scatter(&start[g], at, live, state[g]) };
+                }
+                at += 16;
+            }
+            rk.zeroize();
+        }
+    };
+}
+
+cbc_streams_kernel!(
+    /// 128-bit AES-NI: one stream per register.
+    cbc_streams_x128, "aes", __m128i, 1,
+    load: load_x1, gather: gather_x1, scatter: scatter_x1,
+    xor: _mm_xor_si128, enc: _mm_aesenc_si128, enc_last: _mm_aesenclast_si128,
+);
+
+cbc_streams_kernel!(
+    /// 256-bit VAES: two streams per register.
+    cbc_streams_y256, "avx2,vaes,aes", __m256i, 2,
+    load: load_y2, gather: gather_y2, scatter: scatter_y2,
+    xor: _mm256_xor_si256, enc: _mm256_aesenc_epi128, enc_last: _mm256_aesenclast_epi128,
+);
+
+cbc_streams_kernel!(
+    /// 512-bit VAES: four streams per register.
+    cbc_streams_z512, "avx512f,vaes,aes", __m512i, 4,
+    load: load_z4, gather: gather_z4, scatter: scatter_z4,
+    xor: _mm512_xor_si512, enc: _mm512_aesenc_epi128, enc_last: _mm512_aesenclast_epi128,
+);
+
+#[inline]
+#[target_feature(enable = "sse2")]
+fn load_x1(v: &[u128; 1]) -> __m128i {
+    // SAFETY: `v` is 16 readable bytes; unaligned load.
+    unsafe { _mm_loadu_si128(v.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx")]
+fn load_y2(v: &[u128; 2]) -> __m256i {
+    // SAFETY: `v` is 32 readable bytes; unaligned load.
+    unsafe { _mm256_loadu_si256(v.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_z4(v: &[u128; 4]) -> __m512i {
+    // SAFETY: `v` is 64 readable bytes; unaligned load.
+    unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+}
+
+// The gathers load block `at` of the first `live` lanes into a register (the other lanes hold
+// anything: they are spare); the scatters store those lanes back. Neither depends on the chaining
+// values, so the loads run ahead of the AES chains. Safety, for all six: `start[l] + at`
+// must be 16 readable (gather) or writable (scatter) bytes for every `l < live`.
+
+#[inline]
+#[target_feature(enable = "sse2")]
+unsafe fn gather_x1(start: &[*mut u8; 1], at: usize, live: usize) -> __m128i {
+    debug_assert_eq!(live, 1);
+    // SAFETY: per the contract above; unaligned load.
+    unsafe { _mm_loadu_si128(start[0].add(at).cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "sse2")]
+unsafe fn scatter_x1(start: &[*mut u8; 1], at: usize, live: usize, v: __m128i) {
+    debug_assert_eq!(live, 1);
+    // SAFETY: per the contract above; unaligned store.
+    unsafe { _mm_storeu_si128(start[0].add(at).cast(), v) }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn gather_y2(start: &[*mut u8; 2], at: usize, live: usize) -> __m256i {
+    // SAFETY: per the contract above; unaligned loads.
+    unsafe {
+        let v = _mm256_castsi128_si256(_mm_loadu_si128(start[0].add(at).cast()));
+        if live < 2 {
+            return v;
+        }
+        _mm256_inserti128_si256::<1>(v, _mm_loadu_si128(start[1].add(at).cast()))
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn scatter_y2(start: &[*mut u8; 2], at: usize, live: usize, v: __m256i) {
+    // SAFETY: per the contract above; unaligned stores.
+    unsafe {
+        _mm_storeu_si128(start[0].add(at).cast(), _mm256_castsi256_si128(v));
+        if live > 1 {
+            _mm_storeu_si128(start[1].add(at).cast(), _mm256_extracti128_si256::<1>(v));
         }
     }
-    let round_key = |g: usize, r: usize| {
-        // SAFETY: `rk[g][r]` is 64 readable bytes; unaligned load.
-        unsafe { _mm512_loadu_si512(rk[g][r].as_ptr().cast()) }
-    };
-    let gather = |blocks: [&[u8]; 4]| {
-        let v = _mm512_castsi128_si512(load128(blocks[0]));
-        let v = _mm512_inserti32x4::<1>(v, load128(blocks[1]));
-        let v = _mm512_inserti32x4::<2>(v, load128(blocks[2]));
-        _mm512_inserti32x4::<3>(v, load128(blocks[3]))
-    };
-    let mut state: [__m512i; G] =
-        core::array::from_fn(|g| gather(core::array::from_fn(|l| ivs[4 * g + l])));
-    let len = streams[0].len();
-    for at in (0..len).step_by(16) {
-        for (g, s) in state.iter_mut().enumerate() {
-            let p = gather(core::array::from_fn(|l| &streams[4 * g + l][at..]));
-            *s = _mm512_xor_si512(_mm512_xor_si512(*s, p), round_key(g, 0));
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn gather_z4(start: &[*mut u8; 4], at: usize, live: usize) -> __m512i {
+    // SAFETY: per the contract above; unaligned loads.
+    unsafe {
+        let mut v = _mm512_castsi128_si512(_mm_loadu_si128(start[0].add(at).cast()));
+        if live > 1 {
+            v = _mm512_inserti32x4::<1>(v, _mm_loadu_si128(start[1].add(at).cast()));
         }
-        for r in 1..rounds {
-            for (g, s) in state.iter_mut().enumerate() {
-                *s = _mm512_aesenc_epi128(*s, round_key(g, r));
-            }
+        if live > 2 {
+            v = _mm512_inserti32x4::<2>(v, _mm_loadu_si128(start[2].add(at).cast()));
         }
-        for (g, s) in state.iter_mut().enumerate() {
-            *s = _mm512_aesenclast_epi128(*s, round_key(g, rounds));
-            let group = &mut streams[4 * g..4 * g + 4];
-            store128(&mut group[0][at..], _mm512_castsi512_si128(*s));
-            store128(&mut group[1][at..], _mm512_extracti32x4_epi32::<1>(*s));
-            store128(&mut group[2][at..], _mm512_extracti32x4_epi32::<2>(*s));
-            store128(&mut group[3][at..], _mm512_extracti32x4_epi32::<3>(*s));
+        if live > 3 {
+            v = _mm512_inserti32x4::<3>(v, _mm_loadu_si128(start[3].add(at).cast()));
+        }
+        v
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn scatter_z4(start: &[*mut u8; 4], at: usize, live: usize, v: __m512i) {
+    // SAFETY: per the contract above; unaligned stores.
+    unsafe {
+        _mm_storeu_si128(start[0].add(at).cast(), _mm512_castsi512_si128(v));
+        if live > 1 {
+            _mm_storeu_si128(start[1].add(at).cast(), _mm512_extracti32x4_epi32::<1>(v));
+        }
+        if live > 2 {
+            _mm_storeu_si128(start[2].add(at).cast(), _mm512_extracti32x4_epi32::<2>(v));
+        }
+        if live > 3 {
+            _mm_storeu_si128(start[3].add(at).cast(), _mm512_extracti32x4_epi32::<3>(v));
         }
     }
-    rk.zeroize();
 }
