@@ -119,6 +119,11 @@ impl FileCipher {
         Ok(())
     }
 
+    /// Whether the chunks take their key stream from an external source.
+    pub fn has_keystream_source(&self) -> bool {
+        self.chunks.has_keystream_source()
+    }
+
     /// The header.
     pub fn header(&self) -> &Header {
         &self.header
