@@ -167,10 +167,10 @@ fn strided_segments_leave_the_gaps_alone() {
     source
         .xor_keystream(&starts, seg, stride, &mut data)
         .unwrap();
-    for i in 0..3 {
+    for (i, start) in starts.iter().enumerate() {
         let at = i * stride;
         let len = seg.min(data.len() - at);
-        assert_eq!(&data[at..at + len], &keystream(&source, starts[i], len)[..]);
+        assert_eq!(&data[at..at + len], &keystream(&source, *start, len)[..]);
         if i < 2 {
             assert!(
                 data[at + seg..at + stride].iter().all(|&b| b == 0),

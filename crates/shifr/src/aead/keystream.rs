@@ -218,8 +218,8 @@ pub struct CpuKeystream {
 enum Engine {
     Aes(Aes),
     ChaCha20(Zeroizing<[u8; 32]>),
-    Kuznyechik(Kuznyechik),
-    Magma(Magma),
+    Kuznyechik(Box<Kuznyechik>),
+    Magma(Box<Magma>),
 }
 
 impl CpuKeystream {
@@ -238,8 +238,8 @@ impl CpuKeystream {
                         })?;
                 Engine::ChaCha20(Zeroizing::new(k))
             }
-            KeystreamCipher::Kuznyechik => Engine::Kuznyechik(Kuznyechik::new(&key.key)?),
-            KeystreamCipher::Magma => Engine::Magma(Magma::new(&key.key)?),
+            KeystreamCipher::Kuznyechik => Engine::Kuznyechik(Box::new(Kuznyechik::new(&key.key)?)),
+            KeystreamCipher::Magma => Engine::Magma(Box::new(Magma::new(&key.key)?)),
         };
         Ok(CpuKeystream {
             cipher: key.cipher,
@@ -251,12 +251,13 @@ impl CpuKeystream {
         match &self.engine {
             Engine::ChaCha20(key) => {
                 let counter = u32::from_le_bytes([start[0], start[1], start[2], start[3]]);
-                ChaCha20::new(&key[..], &start[4..], counter)?.apply_keystream(data)
+                return ChaCha20::new(&key[..], &start[4..], counter)?.apply_keystream(data);
             }
-            Engine::Aes(c) => Ok(xor_counter_blocks(c, self.cipher, start, data)),
-            Engine::Kuznyechik(c) => Ok(xor_counter_blocks(c, self.cipher, start, data)),
-            Engine::Magma(c) => Ok(xor_counter_blocks(c, self.cipher, start, data)),
+            Engine::Aes(c) => xor_counter_blocks(c, self.cipher, start, data),
+            Engine::Kuznyechik(c) => xor_counter_blocks(&**c, self.cipher, start, data),
+            Engine::Magma(c) => xor_counter_blocks(&**c, self.cipher, start, data),
         }
+        Ok(())
     }
 }
 
