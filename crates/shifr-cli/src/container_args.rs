@@ -34,6 +34,13 @@ pub struct RunArgs {
     /// Show the progress bar on stderr even when it is not a terminal.
     #[arg(long)]
     pub progress: bool,
+    /// cpu (default) or gpu: a GPU (CUDA, else OpenCL; SHIFR_GPU=cuda|opencl picks) makes the chunks'
+    /// key stream and the CPU threads the tags, for aes-256-gcm, chacha20-poly1305, kuznyechik-mgm and
+    /// magma-mgm; the file is the same bytes either way. Inputs below 4 MiB (SHIFR_GPU_MIN_BYTES
+    /// overrides), xchacha20-poly1305, or no usable GPU: the CPU path, with a note saying why. The GPU's
+    /// AES and Kuznyechik kernels use lookup tables: not constant-time (docs/GPU.md).
+    #[arg(long, value_name = "BACKEND")]
+    pub backend: Option<String>,
 }
 
 /// How a new container is made.

@@ -6,6 +6,7 @@ use crate::cpu_limit::CpuLimit;
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use shifr::container::{Error, FileCipher};
+use shifr_gpu::{GpuContext, GpuKeystream};
 use std::fs::File;
 use std::io::{Read, Write};
 #[cfg(not(target_os = "linux"))]
@@ -85,6 +86,70 @@ pub fn name_paths(e: Error, input: &str, output: &str) -> anyhow::Error {
         Error::Output(io) => anyhow::Error::new(io).context(format!("cannot write {output}")),
         other => anyhow::Error::new(other).context(input.to_string()),
     }
+}
+
+/// `--backend gpu`: attaches a GPU key-stream source to `cipher` when the input of `size` bytes
+/// (`None`: a pipe, size unknown: the GPU is used, as asked) is at least the GPU threshold and a GPU
+/// works; otherwise leaves the CPU path and prints one line on stderr saying why. Nothing for
+/// `--backend cpu` or none. Error: an unknown backend name.
+pub fn choose_backend(cipher: &mut FileCipher, run: &RunArgs, size: Option<u64>) -> Result<()> {
+    match run.backend.as_deref().map(str::trim) {
+        None | Some("cpu") => return Ok(()),
+        Some("gpu") => {}
+        Some(other) => anyhow::bail!(
+            "unknown --backend '{other}' (cpu or gpu; CPU instruction sets are chosen with SHIFR_BACKEND)"
+        ),
+    }
+    if cipher.has_keystream_source() {
+        return Ok(());
+    }
+    match gpu_source(cipher, size) {
+        Ok(source) => {
+            eprintln!(
+                "note: GPU path: key stream on {}, tags on the CPU",
+                source.describe()
+            );
+            cipher.set_keystream_source(Box::new(source))?;
+        }
+        Err(why) => eprintln!("note: {why}: CPU path"),
+    }
+    Ok(())
+}
+
+/// Bytes below which `--backend gpu` stays on the CPU: `SHIFR_GPU_MIN_BYTES`, else
+/// [`shifr_gpu::MIN_GPU_BYTES`].
+fn gpu_min_bytes() -> u64 {
+    std::env::var("SHIFR_GPU_MIN_BYTES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(shifr_gpu::MIN_GPU_BYTES as u64)
+}
+
+/// The GPU key-stream source for `cipher`, compiled and tried once; or why not.
+fn gpu_source(cipher: &FileCipher, size: Option<u64>) -> std::result::Result<GpuKeystream, String> {
+    let min = gpu_min_bytes();
+    if let Some(size) = size.filter(|&s| s < min) {
+        let limit = if min.is_multiple_of(1 << 20) {
+            format!("{} MiB", min >> 20)
+        } else {
+            format!("{min} bytes")
+        };
+        return Err(format!("input below {limit} ({size} bytes)"));
+    }
+    let algorithm = cipher.header().algorithm;
+    let key = cipher.keystream_key().ok_or_else(|| {
+        format!(
+            "{} has no GPU key stream (its key changes with every chunk)",
+            algorithm.name()
+        )
+    })?;
+    let source = GpuContext::new()
+        .and_then(|ctx| GpuKeystream::new(ctx, &key))
+        .map_err(|e| e.to_string())?;
+    source
+        .warm_up()
+        .map_err(|e| format!("GPU unusable ({e})"))?;
+    Ok(source)
 }
 
 /// Which way a pass goes.

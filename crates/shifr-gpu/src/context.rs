@@ -158,6 +158,18 @@ impl GpuContext {
         on_device!(self, d => time_resident(d, job, bytes, iterations))
     }
 
+    /// The container's segmented key stream ([`crate::GpuKeystream`]), pipelined like [`Self::apply`].
+    pub(crate) fn segments(
+        &self,
+        job: &crate::keystream::SegmentJob,
+        starts: &[[u8; 16]],
+        segment_len: usize,
+        stride: usize,
+        data: &mut [u8],
+    ) -> Result<()> {
+        on_device!(self, d => crate::keystream::run(d, job, starts, segment_len, stride, data, self.chunk))
+    }
+
     /// Multi-stream Magma (GOST R 34.13 CFB / CBC encryption / MAC): stream `i` is
     /// `data[i * stream_len..][..stream_len]` with `keys[i]` and `ivs[i]` (ignored for MAC). Returns
     /// the full 8-byte tags for [`StreamMode::Mac`], else an empty vector.

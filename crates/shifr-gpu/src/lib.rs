@@ -10,6 +10,9 @@
 //! - Kuznyechik CTR / ECB: fused LS tables in global memory (secret-indexed, NOT constant-time).
 //! - AES-128 / AES-256 CTR / ECB: T-tables in shared memory (secret-indexed, NOT constant-time).
 //! - Multi-stream Magma CFB / CBC encryption / MAC with one key and IV per stream (tables).
+//! - The container's key stream: many chunks (AEAD messages) per launch, each from its own start
+//!   block, for AES-GCM, ChaCha20-Poly1305, Kuznyechik-MGM and Magma-MGM ([`GpuKeystream`], a
+//!   [`shifr::aead::keystream::KeystreamSource`]); the tags stay on the CPU.
 //!
 //! [`GpuContext`] chooses CUDA, else OpenCL (`SHIFR_GPU=cuda|opencl` forces one); jobs
 //! ([`GpuJob`]) run host-to-host through a pipeline of several queues overlapping upload, kernel and
@@ -20,6 +23,7 @@ mod cuda;
 mod device;
 mod error;
 mod job;
+mod keystream;
 mod opencl;
 mod source;
 mod streams;
@@ -29,4 +33,5 @@ pub use context::{Api, GpuContext, HostBuffer, DEFAULT_CHUNK, MIN_GPU_BYTES};
 pub use cuda::PinnedBuffer;
 pub use error::{GpuError, Result};
 pub use job::{GpuJob, MagmaVariant};
+pub use keystream::GpuKeystream;
 pub use streams::StreamMode;

@@ -4,11 +4,12 @@
 use shifr::block::magma::SBox;
 
 const PRELUDE: &str = include_str!("../kernels/prelude.h");
-const KERNELS: [&str; 4] = [
+const KERNELS: [&str; 5] = [
     include_str!("../kernels/chacha20.cl"),
     include_str!("../kernels/magma.cl"),
     include_str!("../kernels/kuznyechik.cl"),
     include_str!("../kernels/aes.cl"),
+    include_str!("../kernels/segments.cl"),
 ];
 
 /// The complete program text for the Magma S-box set `sbox` (the other kernels do not depend on it).

@@ -3,7 +3,9 @@
 
 use crate::atomic_output::AtomicOutput;
 use crate::container_args::{DecryptArgs, RunArgs, SecretArgs};
-use crate::container_io::{is_std, name_paths, open_input, run_pass, Direction, Input};
+use crate::container_io::{
+    choose_backend, is_std, name_paths, open_input, run_pass, Direction, Input,
+};
 use crate::cpu_limit::CpuLimit;
 use crate::progress::Progress;
 use crate::secret_source;
@@ -85,6 +87,8 @@ pub fn pass(
     limit: &mut Option<CpuLimit>,
     progress: &mut Progress,
 ) -> Result<u64> {
+    let size = plaintext_size(input, cipher);
+    choose_backend(cipher, run, size)?;
     run_pass(
         cipher,
         Direction::Decrypt,

@@ -2,7 +2,7 @@
 
 use crate::atomic_output::AtomicOutput;
 use crate::container_args::{EncryptArgs, RunArgs, SealArgs, SecretArgs};
-use crate::container_io::{is_std, name_paths, open_input, run_pass, Direction};
+use crate::container_io::{choose_backend, is_std, name_paths, open_input, run_pass, Direction};
 use crate::cpu_limit::CpuLimit;
 use crate::progress::Progress;
 use crate::{random, secret_source};
@@ -59,6 +59,7 @@ pub fn seal(
     }
     let mut cipher = FileCipher::for_encryption(&params, owned.as_secret())?;
     drop(owned);
+    choose_backend(&mut cipher, run, input.size)?;
     let mut progress = Progress::new(label, input.size, run.quiet, run.progress);
     match target.as_mut() {
         None => {

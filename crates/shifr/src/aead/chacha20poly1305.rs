@@ -159,6 +159,37 @@ impl Aead for ChaCha20Poly1305 {
     }
 }
 
+/// ChaCha20-Poly1305 split for an external key stream: ChaCha20 from block counter 1 (the start is
+/// `le32(1) || nonce`, state words 12..15), the Poly1305 one-time key from block 0 on this CPU.
+impl super::keystream::SplitAead for ChaCha20Poly1305 {
+    fn keystream_cipher(&self) -> super::keystream::KeystreamCipher {
+        super::keystream::KeystreamCipher::ChaCha20
+    }
+
+    fn keystream_start(&self, nonce: &[u8]) -> Result<[u8; 16]> {
+        let nonce = Self::nonce(nonce)?;
+        let mut start = [0u8; 16];
+        start[..4].copy_from_slice(&1u32.to_le_bytes());
+        start[4..].copy_from_slice(nonce);
+        Ok(start)
+    }
+
+    fn ciphertext_tag(&self, nonce: &[u8], aad: &[u8], ct: &[u8]) -> Result<Tag> {
+        let nonce = Self::nonce(nonce)?;
+        // Block counter 1 onwards holds at most 2^32 - 1 blocks.
+        if ct.len() as u64 > ((1u64 << 32) - 1) * 64 {
+            return Err(Error::LengthLimit(
+                "ChaCha20-Poly1305 message longer than the 32-bit block counter allows",
+            ));
+        }
+        let tag = compute_tag(&self.key, nonce, aad, ct);
+        Tag::from_slice(&tag).ok_or(Error::InvalidTagLength {
+            expected: "16",
+            got: tag.len(),
+        })
+    }
+}
+
 /// AEAD_XChaCha20_Poly1305 (draft-irtf-cfrg-xchacha-03): 32-byte key, 24-byte nonce, 16-byte tag.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub struct XChaCha20Poly1305 {

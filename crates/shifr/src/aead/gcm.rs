@@ -203,7 +203,7 @@ impl AesGcm {
     }
 
     /// The full 16-byte tag E_K(J0) ^ GHASH(A, C).
-    fn full_tag(&self, j0: &[u8; 16], aad: &[u8], ciphertext: &[u8]) -> [u8; 16] {
+    pub(super) fn full_tag(&self, j0: &[u8; 16], aad: &[u8], ciphertext: &[u8]) -> [u8; 16] {
         let mut g = self.ghash.clone();
         g.update_padded(aad);
         g.update_padded(ciphertext);
@@ -228,7 +228,7 @@ impl AesGcm {
     }
 
     /// Validates lengths and returns J0.
-    fn prepare(&self, nonce: &[u8], aad: &[u8], data: &[u8]) -> Result<[u8; 16]> {
+    pub(super) fn prepare(&self, nonce: &[u8], aad: &[u8], data: &[u8]) -> Result<[u8; 16]> {
         if data.len() as u64 > MAX_TEXT_BYTES {
             return Err(Error::LengthLimit(
                 "GCM plaintext is limited to 2^36 - 32 bytes",

@@ -93,7 +93,7 @@ impl<C: BlockCipher> Mgm<C> {
         x.wrapping_add(1u128 << half) & block_mask
     }
 
-    fn check_nonce(&self, nonce: &[u8]) -> Result<()> {
+    pub(super) fn check_nonce(&self, nonce: &[u8]) -> Result<()> {
         if nonce.len() != self.n {
             return Err(Error::InvalidNonceLength {
                 expected: if self.n == 8 { "8" } else { "16" },
@@ -108,7 +108,7 @@ impl<C: BlockCipher> Mgm<C> {
         Ok(())
     }
 
-    fn check_lengths(&self, aad_len: usize, data_len: usize) -> Result<()> {
+    pub(super) fn check_lengths(&self, aad_len: usize, data_len: usize) -> Result<()> {
         let limit = 1u128 << (4 * self.n); // 2^(n/2) bits
         let a_bits = aad_len as u128 * 8;
         let p_bits = data_len as u128 * 8;
@@ -137,7 +137,7 @@ impl<C: BlockCipher> Mgm<C> {
     }
 
     /// `Y_1` and `Z_1`, enciphered in one call.
-    fn initial_blocks(&self, nonce: &[u8]) -> (u128, u128) {
+    pub(super) fn initial_blocks(&self, nonce: &[u8]) -> (u128, u128) {
         let n = self.n;
         let mut blocks = [0u8; 2 * MAX_BLOCK];
         blocks[..n].copy_from_slice(nonce);
@@ -168,7 +168,7 @@ impl<C: BlockCipher> Mgm<C> {
     }
 
     /// The full `n`-byte tag over `aad` and the ciphertext `ct`.
-    fn compute_tag(&self, z1: u128, aad: &[u8], ct: &[u8]) -> [u8; MAX_BLOCK] {
+    pub(super) fn compute_tag(&self, z1: u128, aad: &[u8], ct: &[u8]) -> [u8; MAX_BLOCK] {
         let n = self.n;
         let mut hasher = Hasher {
             mgm: self,

@@ -2,12 +2,15 @@
 
 pub mod chacha20poly1305;
 pub mod gcm;
+mod gcm_keystream;
 #[cfg(target_arch = "x86_64")]
 mod gcm_x86;
+pub mod keystream;
 pub mod mgm;
 mod mgm_field;
 #[cfg(target_arch = "x86_64")]
 mod mgm_field_x86;
+mod mgm_keystream;
 
 use crate::Result;
 

@@ -3,6 +3,7 @@
 use super::error::{Error, Result};
 use crate::aead::chacha20poly1305::{ChaCha20Poly1305, XChaCha20Poly1305};
 use crate::aead::gcm::AesGcm;
+use crate::aead::keystream::SplitAead;
 use crate::aead::mgm::Mgm;
 use crate::aead::Aead;
 use crate::block::kuznyechik::Kuznyechik;
@@ -115,5 +116,19 @@ impl Algorithm {
             ));
         }
         Ok(aead)
+    }
+
+    /// The keyed AEAD split into key stream and tag ([`crate::aead::keystream`]), for an external
+    /// key-stream source; `None` for XChaCha20-Poly1305, whose key changes with every nonce.
+    pub fn keyed_split(self, key: &[u8; KEY_LEN]) -> Result<Option<Box<dyn SplitAead>>> {
+        let tag = self.tag_len();
+        let aead: Box<dyn SplitAead> = match self {
+            Algorithm::Aes256Gcm => Box::new(AesGcm::new(key, tag)?),
+            Algorithm::ChaCha20Poly1305 => Box::new(ChaCha20Poly1305::new(key)?),
+            Algorithm::XChaCha20Poly1305 => return Ok(None),
+            Algorithm::KuznyechikMgm => Box::new(Mgm::new(Kuznyechik::new(key)?, tag)?),
+            Algorithm::MagmaMgm => Box::new(Mgm::new(Magma::new(key)?, tag)?),
+        };
+        Ok(Some(aead))
     }
 }

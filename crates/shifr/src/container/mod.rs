@@ -20,8 +20,9 @@ pub mod nonce;
 pub mod pipeline;
 pub mod stream;
 
+pub use crate::aead::keystream::{CpuKeystream, KeystreamCipher, KeystreamKey, KeystreamSource};
 pub use algorithm::Algorithm;
 pub use error::{Error, Result};
 pub use header::Header;
 pub use kdf::{Kdf, Secret};
-pub use pipeline::{read_header, EncryptParams, FileCipher};
+pub use pipeline::{read_header, EncryptParams, FileCipher, KEYSTREAM_BATCH_BYTES};

@@ -8,6 +8,7 @@ use super::header::{Header, DEFAULT_CHUNK_SIZE, HEADER_LEN, MAX_CHUNK_SIZE, MIN_
 use super::jobs::{self, Job};
 use super::kdf::{file_keys, input_key, Kdf, Secret};
 use super::stream::ChunkCipher;
+use crate::aead::keystream::{KeystreamKey, KeystreamSource};
 use crate::util::ct_eq;
 use std::io::{ErrorKind, IoSlice, Read, Write};
 
@@ -15,6 +16,10 @@ use std::io::{ErrorKind, IoSlice, Read, Write};
 /// block device when the chunk size is a power of two), small enough that the worker threads share
 /// even a few-MiB input.
 pub const BATCH_BYTES: usize = 1 << 20;
+
+/// Plaintext bytes per job with an external key-stream source: one source call (a GPU transfer and
+/// launch) per job, so it should be several MiB.
+pub const KEYSTREAM_BATCH_BYTES: usize = 8 << 20;
 
 /// What the encryptor needs besides the secret and the data.
 #[derive(Debug, Clone)]
@@ -96,6 +101,27 @@ impl FileCipher {
     /// default [`BATCH_BYTES`]). Small batches let a CPU limit act often; the output is the same.
     pub fn set_batch_bytes(&mut self, bytes: usize) {
         self.batch_bytes = bytes;
+    }
+
+    /// The cipher and key of this file's key stream, for an external [`KeystreamSource`] (a GPU);
+    /// `None` for XChaCha20-Poly1305. The key is secret (zeroized on drop).
+    pub fn keystream_key(&self) -> Option<KeystreamKey> {
+        self.chunks.keystream_key()
+    }
+
+    /// Takes every chunk's key stream from `source` (keyed from [`Self::keystream_key`]) from now on,
+    /// computing and checking only the tags on the worker threads: the container bytes are exactly
+    /// those of the CPU path. Raises the batch to at least [`KEYSTREAM_BATCH_BYTES`], so that each
+    /// call of the source covers several MiB. Error: the AEAD cannot be split.
+    pub fn set_keystream_source(&mut self, source: Box<dyn KeystreamSource>) -> Result<()> {
+        self.chunks.set_keystream_source(source)?;
+        self.batch_bytes = self.batch_bytes.max(KEYSTREAM_BATCH_BYTES);
+        Ok(())
+    }
+
+    /// Whether the chunks take their key stream from an external source.
+    pub fn has_keystream_source(&self) -> bool {
+        self.chunks.has_keystream_source()
     }
 
     /// The header.

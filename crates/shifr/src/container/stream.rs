@@ -11,7 +11,9 @@ use super::algorithm::{Algorithm, KEY_LEN};
 use super::error::{Error, Result};
 use super::header::{Header, HEADER_LEN};
 use super::nonce::chunk_nonce;
+use crate::aead::keystream::{verify_tag, KeystreamKey, KeystreamSource, SplitAead};
 use crate::aead::Aead;
+use zeroize::Zeroizing;
 
 /// Seals and opens the chunks of one file.
 pub struct ChunkCipher {
@@ -20,6 +22,14 @@ pub struct ChunkCipher {
     header: [u8; HEADER_LEN],
     nonce_prefix: [u8; 16],
     chunk_size: usize,
+    payload_key: Zeroizing<[u8; KEY_LEN]>,
+    external: Option<External>,
+}
+
+/// The AEAD split into key stream and tag, with the source of the key stream (a GPU).
+struct External {
+    aead: Box<dyn SplitAead>,
+    source: Box<dyn KeystreamSource>,
 }
 
 impl ChunkCipher {
@@ -31,7 +41,38 @@ impl ChunkCipher {
             header: header.to_bytes(),
             nonce_prefix: header.nonce_prefix,
             chunk_size: header.chunk_size as usize,
+            payload_key: Zeroizing::new(*payload_key),
+            external: None,
         })
+    }
+
+    /// The cipher and key of this file's key stream, for building a [`KeystreamSource`]; `None` when
+    /// the AEAD cannot take an external key stream (XChaCha20-Poly1305). The key is secret.
+    pub fn keystream_key(&self) -> Option<KeystreamKey> {
+        let aead = self.algorithm.keyed_split(&self.payload_key).ok()??;
+        Some(KeystreamKey {
+            cipher: aead.keystream_cipher(),
+            key: Zeroizing::new(self.payload_key.to_vec()),
+        })
+    }
+
+    /// From now on takes every chunk's key stream from `source` (keyed from [`Self::keystream_key`])
+    /// and computes only the tags here; the sealed chunks are the same bytes. Error:
+    /// [`Error::InvalidParameter`] when the AEAD cannot be split.
+    pub fn set_keystream_source(&mut self, source: Box<dyn KeystreamSource>) -> Result<()> {
+        let aead =
+            self.algorithm
+                .keyed_split(&self.payload_key)?
+                .ok_or(Error::InvalidParameter(
+                    "this AEAD cannot take an external key stream",
+                ))?;
+        self.external = Some(External { aead, source });
+        Ok(())
+    }
+
+    /// Whether chunks take their key stream from an external source.
+    pub fn has_keystream_source(&self) -> bool {
+        self.external.is_some()
     }
 
     /// Plaintext bytes of every chunk but the last.
@@ -75,6 +116,9 @@ impl ChunkCipher {
         if tags.len() < count * tag_len {
             return Err(Error::InvalidParameter("tag buffer too small"));
         }
+        if let Some(external) = &self.external {
+            return self.seal_external(external, first_counter, plain, last, count, tags);
+        }
         let mut rest = plain;
         for (i, tag_out) in tags.chunks_exact_mut(tag_len).take(count).enumerate() {
             let take = self.chunk_size.min(rest.len());
@@ -106,6 +150,9 @@ impl ChunkCipher {
             ));
         }
         let count = sealed.len() / slot_len + usize::from(last);
+        if let Some(external) = &self.external {
+            return self.open_external(external, first_counter, sealed, last, count);
+        }
         let mut rest = sealed;
         for i in 0..count {
             let take = slot_len.min(rest.len());
@@ -127,5 +174,88 @@ impl ChunkCipher {
         self.aead
             .open(nonce.as_ref(), &self.header, data, tag)
             .map_err(|_| fail)
+    }
+
+    /// [`Self::seal_job`] with the key stream of all `count` chunks from the external source in one
+    /// call, then the tags here.
+    fn seal_external(
+        &self,
+        external: &External,
+        first_counter: u64,
+        plain: &mut [u8],
+        last: bool,
+        count: usize,
+        tags: &mut [u8],
+    ) -> Result<()> {
+        let nonces = (0..count)
+            .map(|i| {
+                let counter = first_counter + i as u64;
+                chunk_nonce(
+                    self.algorithm,
+                    &self.nonce_prefix,
+                    counter,
+                    last && i + 1 == count,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut starts = Zeroizing::new(Vec::with_capacity(count));
+        for nonce in &nonces {
+            starts.push(external.aead.keystream_start(nonce.as_ref())?);
+        }
+        let cs = self.chunk_size;
+        external.source.xor_keystream(&starts, cs, cs, plain)?;
+        let tag_len = self.tag_len();
+        for (i, (nonce, tag_out)) in nonces
+            .iter()
+            .zip(tags.chunks_exact_mut(tag_len))
+            .enumerate()
+        {
+            let begin = (i * cs).min(plain.len());
+            let data = &plain[begin..(begin + cs).min(plain.len())];
+            let tag = external
+                .aead
+                .ciphertext_tag(nonce.as_ref(), &self.header, data)?;
+            tag_out.copy_from_slice(tag.as_ref());
+        }
+        Ok(())
+    }
+
+    /// [`Self::open_job`] with the external key stream: every tag is verified first (the first
+    /// failure is reported and nothing is decrypted), then all chunks are decrypted in one call.
+    fn open_external(
+        &self,
+        external: &External,
+        first_counter: u64,
+        sealed: &mut [u8],
+        last: bool,
+        count: usize,
+    ) -> Result<()> {
+        let slot_len = self.sealed_chunk_len();
+        let tag_len = self.tag_len();
+        let mut starts = Zeroizing::new(Vec::with_capacity(count));
+        let mut end = 0;
+        for i in 0..count {
+            let counter = first_counter + i as u64;
+            let fail = Error::ChunkAuthentication(counter);
+            let begin = (i * slot_len).min(sealed.len());
+            let slot = &sealed[begin..(begin + slot_len).min(sealed.len())];
+            let Some(plain_len) = slot.len().checked_sub(tag_len) else {
+                return Err(fail);
+            };
+            let nonce = chunk_nonce(
+                self.algorithm,
+                &self.nonce_prefix,
+                counter,
+                last && i + 1 == count,
+            )?;
+            let (ct, tag) = slot.split_at(plain_len);
+            verify_tag(&*external.aead, nonce.as_ref(), &self.header, ct, tag).map_err(|_| fail)?;
+            starts.push(external.aead.keystream_start(nonce.as_ref())?);
+            end = begin + plain_len;
+        }
+        external
+            .source
+            .xor_keystream(&starts, self.chunk_size, slot_len, &mut sealed[..end])?;
+        Ok(())
     }
 }
