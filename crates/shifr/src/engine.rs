@@ -18,6 +18,9 @@
 //! the last part. Every input is validated before any thread starts, so errors do not depend on the
 //! thread count either.
 
+#[path = "engine_aead.rs"]
+mod aead_split;
+
 use crate::block::BlockCipher;
 use crate::mode::ctr::fill_keystream;
 use crate::mode::{cbc, multistream};
@@ -87,15 +90,26 @@ impl Engine {
     where
         F: Fn(usize, &mut [u8]) + Sync,
     {
+        Engine::split_map(data, unit, parts, work);
+    }
+
+    /// [`Engine::split`] collecting each piece's result, in piece order. The last piece may hold
+    /// the part of a unit left over.
+    fn split_map<R, F>(data: &mut [u8], unit: usize, parts: usize, work: F) -> Vec<R>
+    where
+        R: Send,
+        F: Fn(usize, &mut [u8]) -> R + Sync,
+    {
         if parts <= 1 {
-            work(0, data);
-            return;
+            return vec![work(0, data)];
         }
         let units = data.len() / unit;
         let (base, extra) = (units / parts, units % parts);
         std::thread::scope(|scope| {
             let mut rest = data;
             let mut offset = 0;
+            let mut handles = Vec::with_capacity(parts - 1);
+            let mut last = None;
             for k in 0..parts {
                 let len = (base + usize::from(k < extra)) * unit;
                 let len = if k == parts - 1 { rest.len() } else { len };
@@ -103,13 +117,20 @@ impl Engine {
                 rest = tail;
                 let work = &work;
                 if k == parts - 1 {
-                    work(offset, piece);
+                    last = Some(work(offset, piece));
                 } else {
-                    scope.spawn(move || work(offset, piece));
+                    handles.push(scope.spawn(move || work(offset, piece)));
                 }
                 offset += len;
             }
-        });
+            let mut out: Vec<R> = handles
+                .into_iter()
+                // A worker panics only if `work` does; pass the panic on as the scope would.
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect();
+            out.extend(last);
+            out
+        })
     }
 
     /// ECB encryption of `data` (a whole number of blocks) in place.
@@ -347,8 +368,12 @@ fn add_be(block: &mut [u8], k: u64) {
     }
 }
 
-/// CTR over one part, the key stream generated [`CTR_CHUNK_BYTES`] at a time.
+/// CTR over one part: the backend's fused one-pass path where it has one (as the single-thread
+/// mode takes it), else the key stream generated [`CTR_CHUNK_BYTES`] at a time.
 fn ctr_part<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], data: &mut [u8]) {
+    if c.ctr_xor(counter, data) {
+        return;
+    }
     let n = counter.len();
     let chunk = CTR_CHUNK_BYTES / n * n;
     let mut keystream = Zeroizing::new(vec![0u8; chunk.min(data.len().div_ceil(n) * n)]);
