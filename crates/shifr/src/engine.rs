@@ -4,14 +4,22 @@
 //! - ECB and CBC decryption: the data is cut at block (CBC: register) boundaries into one part per
 //!   thread; CBC decryption copies the ciphertext block before each part as that part's IV first.
 //! - CTR: part `k` starts at the counter block advanced by the number of blocks before it (a
-//!   big-endian addition mod `2^n`, as the counter itself wraps).
+//!   big-endian addition mod `2^n`, as the counter itself wraps); a part takes the backend's fused
+//!   one-pass CTR where it has one (AES on 512-bit VAES), else 4 KiB of key stream per
+//!   `encrypt_blocks` call.
 //! - Multi-stream CBC / CFB ([`crate::mode::multistream`]): the streams are divided into contiguous
 //!   groups of about equal bytes, one per thread; each group still runs its streams in lockstep
 //!   through `encrypt_lanes`, so fewer streams per group means narrower lanes.
+//! - AES-GCM and MGM ([`Engine::gcm_seal`], [`Engine::gcm_open`], [`Engine::mgm_seal`],
+//!   [`Engine::mgm_open`], in `engine_aead.rs`): parts of whole blocks; each part runs CTR from its
+//!   own counter and returns its hash's partial sum, and the sums are combined on the calling
+//!   thread — GHASH sums by powers of `H` (`Y = Y H^(c_k) ^ S_k`), MGM's unreduced sums by adding
+//!   them, its counters jumped ahead by adding to their halves as `incr_r` / `incr_l` define. Open
+//!   hashes the parts in parallel, checks the tag in constant time, and only then decrypts the
+//!   parts in parallel, so a rejected message leaves the buffer untouched.
 //! - Not split: OFB (its key stream is a serial chain), CBC encryption and CFB of one stream
-//!   (feedback), and the AEADs: GCM and MGM interleave their CTR part with a serial hash inside
-//!   [`crate::aead`], which has no entry point for a counter range; splitting them would need the
-//!   hash's partial sums combined by powers of `H`, which is left to those modules.
+//!   (feedback), and ChaCha20-Poly1305 (its Poly1305 parts would combine by powers of `r` the same
+//!   way; not built).
 //!
 //! Jobs smaller than [`Engine::min_parallel`] bytes (default [`DEFAULT_MIN_PARALLEL`]) run on the
 //! calling thread; larger ones use scoped threads (`std::thread::scope`), the calling thread taking
