@@ -13,7 +13,7 @@ use crate::peers::Peer;
 use crate::rusage::{cpu_percent, process_cpu_seconds};
 use crate::stats::Summary;
 use crate::timer::{CoreClock, CycleCounter};
-use crate::workload::{shifr_op, Op, Workload};
+use crate::workload::{shifr_engine_op, shifr_op, Op, Workload};
 use crate::BenchError;
 use std::time::Instant;
 
@@ -143,7 +143,11 @@ impl Runner {
     pub fn measure(&mut self, w: &Workload) -> Result<Measured, BenchError> {
         w.validate()?;
         let mut notes = Vec::new();
-        let mut contenders = vec![Contender::new("shifr", w, shifr_op)?];
+        let shifr = match shifr_engine_op(w)? {
+            Some(op) => Contender::whole_message("shifr".into(), w, op),
+            None => Contender::new("shifr", w, shifr_op)?,
+        };
+        let mut contenders = vec![shifr];
         for &peer in &self.config.peers.clone() {
             if !peer.applies(w.alg) {
                 continue;
@@ -274,11 +278,14 @@ impl Worker {
     }
 }
 
-/// One implementation of the workload, with its per-thread workers.
+/// One implementation of the workload, with its per-thread workers (or one worker whose op
+/// spreads each message over the threads itself).
 struct Contender {
     name: String,
     backend: String,
     workers: Vec<Worker>,
+    /// Threads working during a sample (the hardware cycle counter covers only one).
+    threads: usize,
     bytes: usize,
     messages: usize,
     samples: Vec<Sample>,
@@ -324,10 +331,27 @@ impl Contender {
             name,
             backend,
             workers,
+            threads: parts.len(),
             bytes: w.bytes,
             messages: 1,
             samples: Vec::new(),
         })
+    }
+
+    /// One op that processes each whole message on `w.threads` threads of its own.
+    fn whole_message(name: String, w: &Workload, op: Box<dyn Op>) -> Contender {
+        Contender {
+            name,
+            backend: op.backend(),
+            workers: vec![Worker {
+                op,
+                pool: BufferPool::new(w.bytes),
+            }],
+            threads: w.threads,
+            bytes: w.bytes,
+            messages: 1,
+            samples: Vec::new(),
+        }
     }
 
     /// Runs `messages` messages on every worker (threads in parallel) and returns the wall seconds.
@@ -377,7 +401,7 @@ impl Contender {
         counter: Option<&CycleCounter>,
         energy: Option<&EnergyMeter>,
     ) -> Result<(), BenchError> {
-        let single = self.workers.len() == 1;
+        let single = self.threads == 1;
         let cycles_before = counter.filter(|_| single).and_then(|c| c.read().ok());
         let energy_before = energy.map(|e| e.read());
         let cpu_before = process_cpu_seconds();

@@ -4,19 +4,30 @@
 //! - ECB and CBC decryption: the data is cut at block (CBC: register) boundaries into one part per
 //!   thread; CBC decryption copies the ciphertext block before each part as that part's IV first.
 //! - CTR: part `k` starts at the counter block advanced by the number of blocks before it (a
-//!   big-endian addition mod `2^n`, as the counter itself wraps).
+//!   big-endian addition mod `2^n`, as the counter itself wraps); a part takes the backend's fused
+//!   one-pass CTR where it has one (AES on 512-bit VAES), else 4 KiB of key stream per
+//!   `encrypt_blocks` call.
 //! - Multi-stream CBC / CFB ([`crate::mode::multistream`]): the streams are divided into contiguous
 //!   groups of about equal bytes, one per thread; each group still runs its streams in lockstep
 //!   through `encrypt_lanes`, so fewer streams per group means narrower lanes.
+//! - AES-GCM and MGM ([`Engine::gcm_seal`], [`Engine::gcm_open`], [`Engine::mgm_seal`],
+//!   [`Engine::mgm_open`], in `engine_aead.rs`): parts of whole blocks; each part runs CTR from its
+//!   own counter and returns its hash's partial sum, and the sums are combined on the calling
+//!   thread — GHASH sums by powers of `H` (`Y = Y H^(c_k) ^ S_k`), MGM's unreduced sums by adding
+//!   them, its counters jumped ahead by adding to their halves as `incr_r` / `incr_l` define. Open
+//!   hashes the parts in parallel, checks the tag in constant time, and only then decrypts the
+//!   parts in parallel, so a rejected message leaves the buffer untouched.
 //! - Not split: OFB (its key stream is a serial chain), CBC encryption and CFB of one stream
-//!   (feedback), and the AEADs: GCM and MGM interleave their CTR part with a serial hash inside
-//!   [`crate::aead`], which has no entry point for a counter range; splitting them would need the
-//!   hash's partial sums combined by powers of `H`, which is left to those modules.
+//!   (feedback), and ChaCha20-Poly1305 (its Poly1305 parts would combine by powers of `r` the same
+//!   way; not built).
 //!
 //! Jobs smaller than [`Engine::min_parallel`] bytes (default [`DEFAULT_MIN_PARALLEL`]) run on the
 //! calling thread; larger ones use scoped threads (`std::thread::scope`), the calling thread taking
 //! the last part. Every input is validated before any thread starts, so errors do not depend on the
 //! thread count either.
+
+#[path = "engine_aead.rs"]
+mod aead_split;
 
 use crate::block::BlockCipher;
 use crate::mode::ctr::fill_keystream;
@@ -87,15 +98,26 @@ impl Engine {
     where
         F: Fn(usize, &mut [u8]) + Sync,
     {
+        Engine::split_map(data, unit, parts, work);
+    }
+
+    /// [`Engine::split`] collecting each piece's result, in piece order. The last piece may hold
+    /// the part of a unit left over.
+    fn split_map<R, F>(data: &mut [u8], unit: usize, parts: usize, work: F) -> Vec<R>
+    where
+        R: Send,
+        F: Fn(usize, &mut [u8]) -> R + Sync,
+    {
         if parts <= 1 {
-            work(0, data);
-            return;
+            return vec![work(0, data)];
         }
         let units = data.len() / unit;
         let (base, extra) = (units / parts, units % parts);
         std::thread::scope(|scope| {
             let mut rest = data;
             let mut offset = 0;
+            let mut handles = Vec::with_capacity(parts - 1);
+            let mut last = None;
             for k in 0..parts {
                 let len = (base + usize::from(k < extra)) * unit;
                 let len = if k == parts - 1 { rest.len() } else { len };
@@ -103,13 +125,20 @@ impl Engine {
                 rest = tail;
                 let work = &work;
                 if k == parts - 1 {
-                    work(offset, piece);
+                    last = Some(work(offset, piece));
                 } else {
-                    scope.spawn(move || work(offset, piece));
+                    handles.push(scope.spawn(move || work(offset, piece)));
                 }
                 offset += len;
             }
-        });
+            let mut out: Vec<R> = handles
+                .into_iter()
+                // A worker panics only if `work` does; pass the panic on as the scope would.
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect();
+            out.extend(last);
+            out
+        })
     }
 
     /// ECB encryption of `data` (a whole number of blocks) in place.
@@ -347,8 +376,12 @@ fn add_be(block: &mut [u8], k: u64) {
     }
 }
 
-/// CTR over one part, the key stream generated [`CTR_CHUNK_BYTES`] at a time.
+/// CTR over one part: the backend's fused one-pass path where it has one (as the single-thread
+/// mode takes it), else the key stream generated [`CTR_CHUNK_BYTES`] at a time.
 fn ctr_part<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], data: &mut [u8]) {
+    if c.ctr_xor(counter, data) {
+        return;
+    }
     let n = counter.len();
     let chunk = CTR_CHUNK_BYTES / n * n;
     let mut keystream = Zeroizing::new(vec![0u8; chunk.min(data.len().div_ceil(n) * n)]);

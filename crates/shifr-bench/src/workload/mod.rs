@@ -13,11 +13,15 @@
 //! - MACs compute the tag over the buffer;
 //! - with `streams = N > 1` the buffer is split into N equal streams, each with its own key and IV; the
 //!   feedback modes (CBC encryption, CFB with full-block segments, OMAC) then run through
-//!   `shifr::mode::multistream`, all streams in one call, and other modes run stream after stream.
+//!   `shifr::mode::multistream`, all streams in one call, and other modes run stream after stream;
+//! - with `threads = N > 1` and one stream, shifr's AES-GCM, MGM, CTR and ECB rows process each whole
+//!   message with one call of the library's `shifr::engine::Engine` on N threads
+//!   ([`shifr_engine_op`]), which splits it itself; every other row (and every peer) gets one op
+//!   per thread on its own part of the message ([`Workload::thread_parts`]).
 
 mod shifr_op;
 
-pub use shifr_op::shifr_op;
+pub use shifr_op::{shifr_engine_op, shifr_op};
 
 use crate::BenchError;
 use shifr::catalog::AlgInfo;
@@ -54,7 +58,8 @@ pub struct Workload {
     pub alg: &'static AlgInfo,
     /// Message size in bytes (split over `threads`).
     pub bytes: usize,
-    /// Threads the message is split over (1 = single-threaded).
+    /// Threads the message is split over (1 = single-threaded): by the library engine for shifr
+    /// where it splits the algorithm, else into one part per thread.
     pub threads: usize,
     /// Independent streams per thread, each with its own key and IV (1 = a single stream).
     pub streams: usize,

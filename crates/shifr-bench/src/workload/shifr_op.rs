@@ -14,12 +14,14 @@ use shifr::aead::chacha20poly1305::{ChaCha20Poly1305, XChaCha20Poly1305};
 use shifr::aead::gcm::AesGcm;
 use shifr::aead::mgm::Mgm;
 use shifr::aead::Aead;
+use shifr::aead::Tag;
 use shifr::block::aes::Aes;
 use shifr::block::kuznyechik::Kuznyechik;
 use shifr::block::magma::{Gost28147, Magma, SBox};
 use shifr::block::tdes::Tdes;
 use shifr::block::{BlockCipher, KeyInit};
 use shifr::catalog::{AlgInfo, Kind, Params};
+use shifr::engine::Engine;
 use shifr::mac::{omac, omac_acpkm};
 use shifr::mode::gost89::{self, KeyMeshing};
 use shifr::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, multistream, ofb};
@@ -135,6 +137,24 @@ pub fn shifr_op(w: &Workload) -> Result<Box<dyn Op>, BenchError> {
     per_stream(w, |i| single_op(w, plan, i))
 }
 
+/// shifr's op for the whole message of a multi-threaded, single-stream workload whose algorithm the
+/// library engine splits itself (AES-GCM, MGM, CTR, ECB): one call of [`shifr::engine::Engine`]
+/// with `w.threads` threads and its default threshold per message, as a user of the library gets.
+/// `None` for every other workload (the runner then splits the message into per-thread parts).
+pub fn shifr_engine_op(w: &Workload) -> Result<Option<Box<dyn Op>>, BenchError> {
+    w.validate()?;
+    if w.threads <= 1 || w.streams != 1 {
+        return Ok(None);
+    }
+    let plan = match plan(w.alg) {
+        Some(
+            p @ (Plan::Gcm | Plan::Block(_, Mode::Mgm | Mode::Ctr | Mode::GostCtr | Mode::Ecb)),
+        ) => p,
+        _ => return Ok(None),
+    };
+    single_op_on(w, plan, 0, Some(Engine::new(w.threads))).map(Some)
+}
+
 /// One op per stream, run one after the other (a single op when `streams == 1`).
 fn per_stream(
     w: &Workload,
@@ -155,6 +175,16 @@ fn aes(w: &Workload, key: &[u8]) -> Result<Aes, BenchError> {
 }
 
 fn single_op(w: &Workload, plan: Plan, stream: usize) -> Result<Box<dyn Op>, BenchError> {
+    single_op_on(w, plan, stream, None)
+}
+
+/// [`single_op`], through `engine` when one is given (for the plans [`shifr_engine_op`] accepts).
+fn single_op_on(
+    w: &Workload,
+    plan: Plan,
+    stream: usize,
+    engine: Option<Engine>,
+) -> Result<Box<dyn Op>, BenchError> {
     let alg = w.alg;
     let key = bench_key(alg.key_len, stream);
     let iv = bench_iv(alg.iv.default_len(), stream);
@@ -164,9 +194,17 @@ fn single_op(w: &Workload, plan: Plan, stream: usize) -> Result<Box<dyn Op>, Ben
             Family::Aes => {
                 let c = aes(w, &key)?;
                 let backend = c.backend().name().to_string();
-                block_op(c, backend, alg, mode, iv, dir)?
+                block_op(c, backend, alg, mode, iv, dir, engine)?
             }
-            Family::Tdes => block_op(Tdes::new(&key)?, catalogue_backend(alg), alg, mode, iv, dir)?,
+            Family::Tdes => block_op(
+                Tdes::new(&key)?,
+                catalogue_backend(alg),
+                alg,
+                mode,
+                iv,
+                dir,
+                engine,
+            )?,
             Family::Magma => block_op(
                 Magma::new(&key)?,
                 catalogue_backend(alg),
@@ -174,6 +212,7 @@ fn single_op(w: &Workload, plan: Plan, stream: usize) -> Result<Box<dyn Op>, Ben
                 mode,
                 iv,
                 dir,
+                engine,
             )?,
             Family::Kuznyechik => block_op(
                 Kuznyechik::new(&key)?,
@@ -182,6 +221,7 @@ fn single_op(w: &Workload, plan: Plan, stream: usize) -> Result<Box<dyn Op>, Ben
                 mode,
                 iv,
                 dir,
+                engine,
             )?,
             Family::Gost28147(sbox) => block_op(
                 Gost28147::new(&key, sbox)?,
@@ -190,6 +230,7 @@ fn single_op(w: &Workload, plan: Plan, stream: usize) -> Result<Box<dyn Op>, Ben
                 mode,
                 iv,
                 dir,
+                engine,
             )?,
         },
         Plan::Gcm => {
@@ -198,7 +239,10 @@ fn single_op(w: &Workload, plan: Plan, stream: usize) -> Result<Box<dyn Op>, Ben
                 None => AesGcm::new(&key, 16)?,
             };
             let backend = gcm.backend().name().to_string();
-            Box::new(AeadOp::new(gcm, backend, iv, dir))
+            match engine {
+                Some(engine) => Box::new(AeadOp::new(SplitGcm { gcm, engine }, backend, iv, dir)),
+                None => Box::new(AeadOp::new(gcm, backend, iv, dir)),
+            }
         }
         Plan::ChaCha20 => Box::new(StreamOp::ChaCha(openssl_chacha(&key, &iv)?, key, iv)),
         Plan::XChaCha20 => Box::new(StreamOp::XChaCha(XChaCha20::new(&key, &iv, 0)?, key, iv)),
@@ -231,15 +275,15 @@ fn block_op<C: KeyInit + 'static>(
     mode: Mode,
     iv: Vec<u8>,
     dir: Direction,
+    engine: Option<Engine>,
 ) -> Result<Box<dyn Op>, BenchError> {
     if mode == Mode::Mgm {
         let tag_len = c.block_size();
-        return Ok(Box::new(AeadOp::new(
-            Mgm::new(c, tag_len)?,
-            backend,
-            iv,
-            dir,
-        )));
+        let mgm = Mgm::new(c, tag_len)?;
+        return Ok(match engine {
+            Some(engine) => Box::new(AeadOp::new(SplitMgm { mgm, engine }, backend, iv, dir)),
+            None => Box::new(AeadOp::new(mgm, backend, iv, dir)),
+        });
     }
     Ok(Box::new(BlockOp {
         cipher: c,
@@ -248,7 +292,56 @@ fn block_op<C: KeyInit + 'static>(
         mode,
         iv,
         dir,
+        engine,
     }))
+}
+
+/// AES-GCM sealed and opened through the engine (one message split over its threads).
+struct SplitGcm {
+    gcm: AesGcm,
+    engine: Engine,
+}
+
+impl Aead for SplitGcm {
+    fn tag_len(&self) -> usize {
+        self.gcm.tag_len()
+    }
+
+    fn nonce_len_desc(&self) -> &'static str {
+        self.gcm.nonce_len_desc()
+    }
+
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> shifr::Result<Tag> {
+        self.engine.gcm_seal(&self.gcm, nonce, aad, data)
+    }
+
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> shifr::Result<()> {
+        self.engine.gcm_open(&self.gcm, nonce, aad, data, tag)
+    }
+}
+
+/// MGM sealed and opened through the engine (one message split over its threads).
+struct SplitMgm<C: BlockCipher> {
+    mgm: Mgm<C>,
+    engine: Engine,
+}
+
+impl<C: BlockCipher> Aead for SplitMgm<C> {
+    fn tag_len(&self) -> usize {
+        self.mgm.tag_len()
+    }
+
+    fn nonce_len_desc(&self) -> &'static str {
+        self.mgm.nonce_len_desc()
+    }
+
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> shifr::Result<Tag> {
+        self.engine.mgm_seal(&self.mgm, nonce, aad, data)
+    }
+
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> shifr::Result<()> {
+        self.engine.mgm_open(&self.mgm, nonce, aad, data, tag)
+    }
 }
 
 /// A block cipher in a mode, keyed once.
@@ -259,12 +352,26 @@ struct BlockOp<C> {
     mode: Mode,
     iv: Vec<u8>,
     dir: Direction,
+    /// The engine splitting each message (ECB and CTR only; see [`shifr_engine_op`]).
+    engine: Option<Engine>,
 }
 
 impl<C: KeyInit> Op for BlockOp<C> {
     fn run(&mut self, buf: &mut [u8]) -> Result<(), BenchError> {
         let (c, iv, enc) = (&self.cipher, &self.iv[..], self.dir == Direction::Encrypt);
         let section = self.alg.section.unwrap_or(self.alg.block_size);
+        if let Some(e) = &self.engine {
+            match self.mode {
+                Mode::Ecb if enc => return Ok(e.ecb_encrypt(c, buf)?),
+                Mode::Ecb => return Ok(e.ecb_decrypt(c, buf)?),
+                Mode::Ctr => return Ok(e.ctr_apply(c, iv, buf)?),
+                Mode::GostCtr => {
+                    let counter = ctr::gost_counter_block(iv, c.block_size())?;
+                    return Ok(e.ctr_apply(c, &counter, buf)?);
+                }
+                _ => {}
+            }
+        }
         match self.mode {
             Mode::Ecb if enc => ecb::encrypt(c, buf)?,
             Mode::Ecb => ecb::decrypt(c, buf)?,
@@ -592,6 +699,43 @@ mod tests {
                 assert_eq!(buf, input, "{}", alg.name);
             }
         }
+    }
+
+    /// The multi-threaded rows that go through the library engine give the single-thread op's
+    /// output (itself checked against the catalogue above), in both directions, on messages large
+    /// enough for the engine to split them.
+    #[test]
+    fn engine_ops_equal_the_single_thread_op() {
+        let len = (1 << 20) + 48;
+        let input: Vec<u8> = (0..len).map(|i| (i * 5 + 2) as u8).collect();
+        for name in [
+            "aes-128-gcm",
+            "aes-256-gcm",
+            "magma-mgm",
+            "kuznyechik-mgm",
+            "aes-128-ctr",
+            "magma-ctr",
+            "kuznyechik-ecb",
+        ] {
+            let alg = catalog::lookup(name).unwrap();
+            for dir in [Direction::Encrypt, Direction::Decrypt] {
+                let mut w = Workload::new(alg, len);
+                w.direction = dir;
+                let mut expect = input.clone();
+                shifr_op(&w).unwrap().run(&mut expect).unwrap();
+                assert!(shifr_engine_op(&w).unwrap().is_none(), "{name}: 1 thread");
+                for threads in [2, 3] {
+                    w.threads = threads;
+                    let mut op = shifr_engine_op(&w).unwrap().expect("an engine op");
+                    let mut ours = input.clone();
+                    op.run(&mut ours).unwrap();
+                    assert!(ours == expect, "{name} {dir:?}, {threads} threads");
+                }
+            }
+        }
+        let mut w = Workload::new(catalog::lookup("aes-128-cbc").unwrap(), len);
+        w.threads = 2;
+        assert!(shifr_engine_op(&w).unwrap().is_none());
     }
 
     #[test]

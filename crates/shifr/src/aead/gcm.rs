@@ -169,19 +169,100 @@ impl AesGcm {
     fn encrypt_and_tag(&self, j0: &[u8; 16], aad: &[u8], data: &mut [u8]) -> [u8; 16] {
         let mut g = self.ghash.clone();
         g.update_padded(aad);
-        let mut counter_block = *j0;
-        let mut counter = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
-        let done = self.seal_stitched(j0, &mut g, data);
-        counter = counter.wrapping_add((done / 16) as u32);
-        counter_block[12..].copy_from_slice(&counter.to_be_bytes());
+        self.encrypt_and_hash(j0, &mut g, data);
+        g.update_padded(&[]);
+        self.finish_tag(g, j0, aad.len(), data.len())
+    }
+
+    /// Encrypts `data` with the inc32 counters after `j0` and absorbs the ciphertext into `g`
+    /// (which has no partial block pending): the stitched loop where there is one, then
+    /// [`INTERLEAVE_BYTES`] pieces encrypted and hashed while in L1.
+    fn encrypt_and_hash(&self, j0: &[u8; 16], g: &mut GHash, data: &mut [u8]) {
+        let done = self.seal_stitched(j0, g, data);
+        let mut counter_block = inc32_by(j0, done / 16);
         for piece in data[done..].chunks_mut(INTERLEAVE_BYTES) {
             self.apply_keystream(&counter_block, piece);
             g.update(piece);
-            counter = counter.wrapping_add((INTERLEAVE_BYTES / 16) as u32);
-            counter_block[12..].copy_from_slice(&counter.to_be_bytes());
+            counter_block = inc32_by(&counter_block, INTERLEAVE_BYTES / 16);
         }
-        g.update_padded(&[]);
-        self.finish_tag(g, j0, aad.len(), data.len())
+    }
+
+    /// For a message split over threads (`crate::engine`): validates the lengths as `seal` and
+    /// `open` do and returns J0.
+    pub(crate) fn begin_split(&self, nonce: &[u8], aad: &[u8], data: &[u8]) -> Result<[u8; 16]> {
+        self.prepare(nonce, aad, data)
+    }
+
+    /// Seals one part of a split message: `part` starts `block_offset` blocks into the text, so its
+    /// counters continue from inc32 applied that many times; returns the part's GHASH partial sum
+    /// (its ciphertext hashed from a zero state, a final partial block zero-padded).
+    pub(crate) fn seal_part(
+        &self,
+        j0: &[u8; 16],
+        block_offset: usize,
+        part: &mut [u8],
+    ) -> [u8; 16] {
+        let mut g = self.ghash.clone();
+        self.encrypt_and_hash(&inc32_by(j0, block_offset), &mut g, part);
+        g.finalize()
+    }
+
+    /// The GHASH partial sum of one part of a split ciphertext (as [`AesGcm::seal_part`] returns).
+    pub(crate) fn hash_part(&self, part: &[u8]) -> [u8; 16] {
+        let mut g = self.ghash.clone();
+        g.update(part);
+        g.finalize()
+    }
+
+    /// Decrypts one part of a split ciphertext that starts `block_offset` blocks into the text.
+    pub(crate) fn decrypt_part(&self, j0: &[u8; 16], block_offset: usize, part: &mut [u8]) {
+        self.apply_keystream(&inc32_by(j0, block_offset), part);
+    }
+
+    /// The tag of a split message from its parts' partial sums `(S_k, bytes_k)` in text order
+    /// (every part but the last a whole number of blocks): the AAD's hash and the parts are
+    /// combined by powers of H, then the length block and E_K(J0) finish it as in `seal`; the
+    /// result is truncated to the instance's tag length. The partial sums are zeroized.
+    pub(crate) fn tag_from_parts(
+        &self,
+        j0: &[u8; 16],
+        aad: &[u8],
+        parts: &mut [([u8; 16], usize)],
+    ) -> Result<Tag> {
+        let mut g = self.ghash.clone();
+        g.update_padded(aad);
+        let mut sums = Vec::with_capacity(parts.len() + 1);
+        sums.push((g.finalize(), aad.len().div_ceil(16) as u64));
+        let mut text_len = 0;
+        for (sum, bytes) in parts.iter_mut() {
+            sums.push((*sum, bytes.div_ceil(16) as u64));
+            text_len += *bytes;
+            sum.zeroize();
+        }
+        let mut y = crate::mac::ghash::combine_parts(&self.h, &sums);
+        for (sum, _) in sums.iter_mut() {
+            sum.zeroize();
+        }
+        let g = self.ghash.resume(&y);
+        y.zeroize();
+        let mut tag = self.finish_tag(g, j0, aad.len(), text_len);
+        let out = Tag::from_slice(&tag[..self.tag_len]).ok_or(Error::InvalidTagLength {
+            expected: "12..=16",
+            got: self.tag_len,
+        });
+        tag.zeroize();
+        out
+    }
+
+    /// Checks that `tag` has this instance's length (the first check `open` makes).
+    pub(crate) fn check_open_tag_len(&self, tag: &[u8]) -> Result<()> {
+        if tag.len() != self.tag_len {
+            return Err(Error::InvalidTagLength {
+                expected: "the tag length this AesGcm was made with",
+                got: tag.len(),
+            });
+        }
+        Ok(())
     }
 
     /// Encrypts and hashes the leading whole 32-block groups of `data` in the stitched VAES-512 +
@@ -260,12 +341,7 @@ impl Aead for AesGcm {
     }
 
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
-        if tag.len() != self.tag_len {
-            return Err(Error::InvalidTagLength {
-                expected: "the tag length this AesGcm was made with",
-                got: tag.len(),
-            });
-        }
+        self.check_open_tag_len(tag)?;
         let j0 = self.prepare(nonce, aad, data)?;
         let expected = self.full_tag(&j0, aad, data);
         if !ct_eq(&expected[..self.tag_len], tag) {
@@ -274,6 +350,14 @@ impl Aead for AesGcm {
         self.apply_keystream(&j0, data);
         Ok(())
     }
+}
+
+/// `block` with its low 32-bit word (big-endian) advanced by `k` mod 2^32: inc32 applied `k` times.
+fn inc32_by(block: &[u8; 16], k: usize) -> [u8; 16] {
+    let counter = u32::from_be_bytes([block[12], block[13], block[14], block[15]]);
+    let mut out = *block;
+    out[12..].copy_from_slice(&counter.wrapping_add(k as u32).to_be_bytes());
+    out
 }
 
 /// Shows the parameters and backend, never key material.

@@ -28,6 +28,10 @@ pub const BATCH_BLOCKS: usize = 64;
 
 const MAX_BLOCK: usize = 16;
 
+/// Bytes `seal` encrypts and then hashes per step (a multiple of both block sizes), so that the
+/// ciphertext is hashed while still in L1.
+const SEAL_CHUNK_BYTES: usize = 4096;
+
 /// Smallest tag this implementation accepts (RFC 9058: 32 bits).
 const MIN_TAG_LEN: usize = 4;
 
@@ -75,22 +79,24 @@ impl<C: BlockCipher> Mgm<C> {
         })
     }
 
-    /// Adds one to the right (least significant) half of a counter block, mod `2^(n/2)`.
-    fn incr_r(&self, x: u128) -> u128 {
+    /// Adds `k` to the right (least significant) half of a counter block, mod `2^(n/2)`:
+    /// `incr_r` applied `k` times.
+    fn add_r(&self, x: u128, k: usize) -> u128 {
         let half = 4 * self.n as u32; // n/2 in bits
         let low_mask = (1u128 << half) - 1;
-        (x & !low_mask) | (x.wrapping_add(1) & low_mask)
+        (x & !low_mask) | (x.wrapping_add(k as u128) & low_mask)
     }
 
-    /// Adds one to the left (most significant) half of a counter block, mod `2^(n/2)`.
-    fn incr_l(&self, x: u128) -> u128 {
+    /// Adds `k` to the left (most significant) half of a counter block, mod `2^(n/2)`:
+    /// `incr_l` applied `k` times.
+    fn add_l(&self, x: u128, k: usize) -> u128 {
         let half = 4 * self.n as u32;
         let block_mask = if self.n == 16 {
             u128::MAX
         } else {
             (1u128 << 64) - 1
         };
-        x.wrapping_add(1u128 << half) & block_mask
+        x.wrapping_add((k as u128) << half) & block_mask
     }
 
     pub(super) fn check_nonce(&self, nonce: &[u8]) -> Result<()> {
@@ -158,7 +164,7 @@ impl<C: BlockCipher> Mgm<C> {
             let ks = &mut ks[..chunk.len().div_ceil(n) * n];
             for block in ks.chunks_exact_mut(n) {
                 store(y, block);
-                y = self.incr_r(y);
+                y = self.add_r(y, 1);
             }
             self.cipher.encrypt_blocks(ks);
             xor_in_place(chunk, ks);
@@ -167,23 +173,40 @@ impl<C: BlockCipher> Mgm<C> {
         ks[..data.len().div_ceil(n).min(BATCH_BLOCKS) * n].zeroize();
     }
 
-    /// The full `n`-byte tag over `aad` and the ciphertext `ct`.
-    pub(super) fn compute_tag(&self, z1: u128, aad: &[u8], ct: &[u8]) -> [u8; MAX_BLOCK] {
-        let n = self.n;
-        let mut hasher = Hasher {
+    /// A hasher whose first `H` is `E_K(z)`, for `blocks` blocks.
+    fn hasher(&self, z: u128, blocks: usize) -> Hasher<'_, C> {
+        Hasher {
             mgm: self,
-            z: z1,
-            remaining: aad.len().div_ceil(n) + ct.len().div_ceil(n) + 1,
+            z,
+            remaining: blocks,
             h: [0u8; BATCH_BLOCKS * MAX_BLOCK],
             pos: 0,
             len: 0,
             used: 0,
             acc: Wide::default(),
-        };
+        }
+    }
+
+    /// The full `n`-byte tag over `aad` and the ciphertext `ct`.
+    pub(super) fn compute_tag(&self, z1: u128, aad: &[u8], ct: &[u8]) -> [u8; MAX_BLOCK] {
+        let n = self.n;
+        let mut hasher = self.hasher(z1, aad.len().div_ceil(n) + ct.len().div_ceil(n) + 1);
         hasher.absorb_padded(aad);
         hasher.absorb_padded(ct);
+        self.finish_tag(hasher, aad.len(), ct.len())
+    }
+
+    /// Absorbs the length block `len(A) || len(C)` (the hasher stands at `Z_(h+q+1)`), reduces the
+    /// sum and enciphers it: the full `n`-byte tag.
+    fn finish_tag(
+        &self,
+        mut hasher: Hasher<'_, C>,
+        aad_len: usize,
+        text_len: usize,
+    ) -> [u8; MAX_BLOCK] {
+        let n = self.n;
         let half = 4 * n as u32;
-        let lengths = ((aad.len() as u128 * 8) << half) | (ct.len() as u128 * 8);
+        let lengths = ((aad_len as u128 * 8) << half) | (text_len as u128 * 8);
         let mut block = [0u8; MAX_BLOCK];
         store(lengths, &mut block[..n]);
         hasher.absorb_blocks(&block[..n]);
@@ -191,6 +214,126 @@ impl<C: BlockCipher> Mgm<C> {
         store(reduce(n, hasher.acc), &mut tag[..n]);
         self.cipher.encrypt_blocks(&mut tag[..n]);
         tag
+    }
+
+    /// Encrypts `data` with the counters from `y` and absorbs its ciphertext into `hasher`,
+    /// [`SEAL_CHUNK_BYTES`] at a time so that each chunk is hashed while still in L1.
+    fn encrypt_and_absorb(&self, y: u128, hasher: &mut Hasher<'_, C>, data: &mut [u8]) {
+        let blocks_per_chunk = SEAL_CHUNK_BYTES / self.n;
+        for (i, chunk) in data.chunks_mut(SEAL_CHUNK_BYTES).enumerate() {
+            self.apply_keystream(self.add_r(y, i * blocks_per_chunk), chunk);
+            hasher.absorb_padded(chunk);
+        }
+    }
+
+    /// The tag as [`Aead::seal`] returns it: the first `tag_len` bytes of the full tag.
+    fn truncate(&self, mut full: [u8; MAX_BLOCK]) -> Result<Tag> {
+        let out = Tag::from_slice(&full[..self.tag_len]).ok_or(Error::InvalidTagLength {
+            expected: "at most 16 bytes",
+            got: self.tag_len,
+        });
+        full.zeroize();
+        out
+    }
+
+    /// For a message split over threads (`crate::engine`): the checks of `seal` / `open`, then
+    /// `(Y_1, Z_1)`.
+    pub(crate) fn begin_split(
+        &self,
+        nonce: &[u8],
+        aad_len: usize,
+        data_len: usize,
+    ) -> Result<(u128, u128)> {
+        self.check_nonce(nonce)?;
+        self.check_lengths(aad_len, data_len)?;
+        Ok(self.initial_blocks(nonce))
+    }
+
+    /// Checks that `tag` has this instance's length (as `open` does).
+    pub(crate) fn check_open_tag_len(&self, tag: &[u8]) -> Result<()> {
+        if tag.len() != self.tag_len {
+            return Err(Error::InvalidTagLength {
+                expected: "the tag length this MGM was created with",
+                got: tag.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The block size `n` (the unit a split message is cut at).
+    pub(crate) fn block_len(&self) -> usize {
+        self.n
+    }
+
+    /// Seals one part of a split message, `block_offset` blocks into the text, after `aad_len`
+    /// bytes of AAD: the key stream from `Y_(1+offset)` (`incr_r` jumps by adding to the right
+    /// half) and the unreduced sum of `H_i * C_i` from `Z_(h+1+offset)` (the left half).
+    pub(crate) fn seal_part(
+        &self,
+        (y1, z1): (u128, u128),
+        aad_len: usize,
+        block_offset: usize,
+        part: &mut [u8],
+    ) -> Wide {
+        let h = aad_len.div_ceil(self.n);
+        let mut hasher = self.hasher(
+            self.add_l(z1, h + block_offset),
+            part.len().div_ceil(self.n),
+        );
+        self.encrypt_and_absorb(self.add_r(y1, block_offset), &mut hasher, part);
+        hasher.acc
+    }
+
+    /// The unreduced sum of one part of a split ciphertext (as [`Mgm::seal_part`] returns).
+    pub(crate) fn hash_part(
+        &self,
+        z1: u128,
+        aad_len: usize,
+        block_offset: usize,
+        part: &[u8],
+    ) -> Wide {
+        let h = aad_len.div_ceil(self.n);
+        let mut hasher = self.hasher(
+            self.add_l(z1, h + block_offset),
+            part.len().div_ceil(self.n),
+        );
+        hasher.absorb_padded(part);
+        hasher.acc
+    }
+
+    /// Decrypts one part of a split ciphertext, `block_offset` blocks into the text.
+    pub(crate) fn decrypt_part(&self, y1: u128, block_offset: usize, part: &mut [u8]) {
+        self.apply_keystream(self.add_r(y1, block_offset), part);
+    }
+
+    /// The tag of a split message from its parts' unreduced sums `(S_k, bytes_k)` in text order:
+    /// the AAD's products and the length block's are added (the sums are reduced only once, so
+    /// partial sums simply add), then reduced and enciphered as in `seal`, truncated to the tag
+    /// length. The partial sums are zeroized.
+    pub(crate) fn tag_from_parts(
+        &self,
+        z1: u128,
+        aad: &[u8],
+        parts: &mut [(Wide, usize)],
+    ) -> Result<Tag> {
+        let n = self.n;
+        let h = aad.len().div_ceil(n);
+        let mut aad_hasher = self.hasher(z1, h);
+        aad_hasher.absorb_padded(aad);
+        let mut text_len = 0;
+        let mut q = 0;
+        let mut acc = aad_hasher.acc;
+        for (sum, bytes) in parts.iter_mut() {
+            acc.add(*sum);
+            text_len += *bytes;
+            q += bytes.div_ceil(n);
+            sum.zeroize();
+        }
+        let mut hasher = self.hasher(self.add_l(z1, h + q), 1);
+        hasher.acc = acc;
+        acc.zeroize();
+        let full = self.finish_tag(hasher, aad.len(), text_len);
+        self.truncate(full)
     }
 }
 
@@ -223,7 +366,7 @@ impl<C: BlockCipher> Hasher<'_, C> {
         self.used = self.used.max(self.len);
         for block in self.h[..self.len].chunks_exact_mut(n) {
             store(self.z, block);
-            self.z = self.mgm.incr_l(self.z);
+            self.z = self.mgm.add_l(self.z, 1);
         }
         self.pos = 0;
         self.mgm.cipher.encrypt_blocks(&mut self.h[..self.len]);
@@ -282,23 +425,18 @@ impl<C: BlockCipher> Aead for Mgm<C> {
         self.check_nonce(nonce)?;
         self.check_lengths(aad.len(), data.len())?;
         let (y1, z1) = self.initial_blocks(nonce);
-        self.apply_keystream(y1, data);
-        let tag = self.compute_tag(z1, aad, data);
-        Tag::from_slice(&tag[..self.tag_len]).ok_or(Error::InvalidTagLength {
-            expected: "at most 16 bytes",
-            got: self.tag_len,
-        })
+        let n = self.n;
+        let mut hasher = self.hasher(z1, aad.len().div_ceil(n) + data.len().div_ceil(n) + 1);
+        hasher.absorb_padded(aad);
+        self.encrypt_and_absorb(y1, &mut hasher, data);
+        let full = self.finish_tag(hasher, aad.len(), data.len());
+        self.truncate(full)
     }
 
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         self.check_nonce(nonce)?;
         self.check_lengths(aad.len(), data.len())?;
-        if tag.len() != self.tag_len {
-            return Err(Error::InvalidTagLength {
-                expected: "the tag length this MGM was created with",
-                got: tag.len(),
-            });
-        }
+        self.check_open_tag_len(tag)?;
         let (y1, z1) = self.initial_blocks(nonce);
         let expected = self.compute_tag(z1, aad, data);
         if !ct_eq(&expected[..self.tag_len], tag) {

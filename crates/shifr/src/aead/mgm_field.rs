@@ -14,15 +14,16 @@
 
 use crate::cpu::{self, Backend};
 
-/// An unreduced sum of carry-less products: bits 0..=127 in `lo`, 128..=254 in `hi`.
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub(super) struct Wide {
+/// An unreduced sum of carry-less products: bits 0..=127 in `lo`, 128..=254 in `hi`. Sums over
+/// parts of a message add (XOR) to the sum over the whole, which is how `crate::engine` splits MGM.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq, zeroize::Zeroize)]
+pub(crate) struct Wide {
     pub(super) lo: u128,
     pub(super) hi: u128,
 }
 
 impl Wide {
-    fn add(&mut self, other: Wide) {
+    pub(super) fn add(&mut self, other: Wide) {
         self.lo ^= other.lo;
         self.hi ^= other.hi;
     }

@@ -172,6 +172,15 @@ impl GHash {
         (self.pending_len == 0).then_some(&mut self.state)
     }
 
+    /// A copy of this instance's key with the running state `y` (wire order) and nothing pending:
+    /// resumes a hash whose state was computed elsewhere (the parts of a split GCM message,
+    /// combined by [`combine_parts`]).
+    pub(crate) fn resume(&self, y: &[u8; 16]) -> GHash {
+        let mut g = GHash::with_key(self.key.clone());
+        g.state = *y;
+        g
+    }
+
     /// Returns GHASH of everything absorbed, a final partial block zero-padded.
     pub fn finalize(mut self) -> [u8; 16] {
         self.pad();
@@ -204,6 +213,43 @@ impl Drop for GHash {
         self.state.zeroize();
         self.pending.zeroize();
     }
+}
+
+/// The GHASH state after `parts` hashed one after another, from the partial sums of each part
+/// hashed alone from a zero state: `parts` holds `(S_k, c_k)`, `S_k` the state (wire order) after
+/// part `k`'s `c_k` blocks from zero. Since `Y_(i) = (Y_(i-1) ^ X_i) H` is linear, continuing from
+/// `Y` instead of zero adds `Y H^(c_k)`; so `Y = Y H^(c_k) ^ S_k` part by part. Constant-time in the
+/// data and in H (the portable multiplication); the exponents are block counts, which are public.
+pub(crate) fn combine_parts(h: &[u8; 16], parts: &[([u8; 16], u64)]) -> [u8; 16] {
+    let h = to_poly(h);
+    let mut y = 0u128;
+    let mut cached: Option<(u64, u128)> = None;
+    for (sum, blocks) in parts {
+        // Equal parts (the usual split) share one power.
+        let power = match cached {
+            Some((e, p)) if e == *blocks => p,
+            _ => gf128_pow(h, *blocks),
+        };
+        cached = Some((*blocks, power));
+        y = gf128_mul(y, power) ^ to_poly(sum);
+    }
+    y.reverse_bits().to_be_bytes()
+}
+
+/// `h^e` by square-and-multiply over the bits of the public exponent `e`.
+fn gf128_pow(h: u128, e: u64) -> u128 {
+    // The field's one is the polynomial 1.
+    let mut result = 1u128;
+    let mut base = h;
+    let mut e = e;
+    while e > 0 {
+        if e & 1 == 1 {
+            result = gf128_mul(result, base);
+        }
+        base = gf128_mul(base, base);
+        e >>= 1;
+    }
+    result
 }
 
 /// A block in wire order -> the polynomial with bit i = coefficient of x^i.
@@ -366,6 +412,55 @@ mod tests {
             }
             e
         });
+    }
+
+    /// Hashing parts from zero and combining them with powers of H gives the hash of the whole,
+    /// for every backend and several cuts (block-aligned, the last part may be partial).
+    #[test]
+    fn combined_parts_equal_the_whole() {
+        let h = block("66e94bd4ef8a2c3b884cfa59ca342b2e");
+        let data: Vec<u8> = (0..1000u32).map(|i| (i * 13 + 5) as u8).collect();
+        for backend in backends() {
+            let g = GHash::with_backend(&h, backend).unwrap();
+            let mut whole = g.clone();
+            whole.update(&data);
+            let expect = whole.finalize();
+            for cuts in [
+                vec![],
+                vec![0],
+                vec![16],
+                vec![16, 32],
+                vec![480, 496, 992],
+                vec![512],
+            ] {
+                let mut bounds = vec![0];
+                bounds.extend(cuts);
+                bounds.push(data.len());
+                let parts: Vec<([u8; 16], u64)> = bounds
+                    .windows(2)
+                    .map(|w| {
+                        let mut p = g.clone();
+                        p.update(&data[w[0]..w[1]]);
+                        (p.finalize(), (w[1] - w[0]).div_ceil(16) as u64)
+                    })
+                    .collect();
+                assert_eq!(combine_parts(&h, &parts), expect, "{backend:?} {bounds:?}");
+                let resumed = g.resume(&combine_parts(&h, &parts[..1]));
+                assert_eq!(resumed.finalize(), parts[0].0);
+            }
+        }
+    }
+
+    #[test]
+    fn powers_of_h() {
+        let h = to_poly(&block("b83b533708bf535d0aa6e52980d53b78"));
+        assert_eq!(gf128_pow(h, 0), 1);
+        assert_eq!(gf128_pow(h, 1), h);
+        let mut p = 1u128;
+        for e in 0..40u64 {
+            assert_eq!(gf128_pow(h, e), p, "e = {e}");
+            p = gf128_mul(p, h);
+        }
     }
 
     #[test]
