@@ -22,6 +22,13 @@ pub trait BlockCipher: Send + Sync {
     /// Decrypts `data.len() / block_size()` whole blocks in place; trailing bytes are left untouched.
     fn decrypt_blocks(&self, data: &mut [u8]);
 
+    /// `E_K(0^n)` when the instance computed it at key setup (OMAC's subkey `R`), so that a MAC of
+    /// a one-block message needs one cipher call instead of two; `None` (the default) otherwise, and
+    /// OMAC enciphers the zero block itself.
+    fn zero_block_image(&self) -> Option<&[u8]> {
+        None
+    }
+
     /// Counter mode in one fused pass where the backend has one: XORs the key stream
     /// `E(counter) || E(counter + 1) || ...` (the whole block a big-endian counter, SP 800-38A)
     /// into all of `data`, advances `counter` by `ceil(data.len() / block_size())` and returns
@@ -102,6 +109,9 @@ impl<T: BlockCipher + ?Sized> BlockCipher for &T {
     fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
         (**self).ctr_xor(counter, data)
     }
+    fn zero_block_image(&self) -> Option<&[u8]> {
+        (**self).zero_block_image()
+    }
 }
 
 impl<T: BlockCipher + ?Sized> BlockCipher for Box<T> {
@@ -116,5 +126,8 @@ impl<T: BlockCipher + ?Sized> BlockCipher for Box<T> {
     }
     fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
         (**self).ctr_xor(counter, data)
+    }
+    fn zero_block_image(&self) -> Option<&[u8]> {
+        (**self).zero_block_image()
     }
 }

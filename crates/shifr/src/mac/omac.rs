@@ -44,13 +44,28 @@ pub fn subkeys<C: BlockCipher + ?Sized>(
 ) -> Result<(Zeroizing<Vec<u8>>, Zeroizing<Vec<u8>>, Zeroizing<Vec<u8>>)> {
     let n = c.block_size();
     let constant = reduction_constant(n)?;
-    let mut r = Zeroizing::new(vec![0u8; n]);
-    c.encrypt_blocks(&mut r);
-    let mut k1 = r.clone();
-    double(&mut k1, constant);
+    let mut r = Zeroizing::new([0u8; MAX_BLOCK]);
+    c.encrypt_blocks(&mut r[..n]);
+    let (k1, k2) = derive_subkeys(&r[..n], constant);
+    Ok((
+        Zeroizing::new(r[..n].to_vec()),
+        Zeroizing::new(k1[..n].to_vec()),
+        Zeroizing::new(k2[..n].to_vec()),
+    ))
+}
+
+/// `K1 = R * x` and `K2 = R * x^2` (first `r.len()` bytes used), in stack arrays that wipe themselves.
+fn derive_subkeys(
+    r: &[u8],
+    constant: u8,
+) -> (Zeroizing<[u8; MAX_BLOCK]>, Zeroizing<[u8; MAX_BLOCK]>) {
+    let n = r.len();
+    let mut k1 = Zeroizing::new([0u8; MAX_BLOCK]);
+    k1[..n].copy_from_slice(r);
+    double(&mut k1[..n], constant);
     let mut k2 = k1.clone();
-    double(&mut k2, constant);
-    Ok((r, k1, k2))
+    double(&mut k2[..n], constant);
+    (k1, k2)
 }
 
 /// Checks a tag length against the block size.
@@ -81,23 +96,43 @@ pub struct Omac<C: BlockCipher> {
 impl<C: BlockCipher> Omac<C> {
     /// Starts a MAC with tag length `tag_len` (`1..=n` bytes); the cipher must have 8- or 16-byte blocks.
     pub fn new(cipher: C, tag_len: usize) -> Result<Self> {
+        Self::start(cipher, tag_len, &[])
+    }
+
+    /// [`Omac::new`] that also absorbs `first`: empty, or one whole block that is not the message's
+    /// last. Its encipherment shares one batch call with `R = E(0^n)`, so a message of two or more
+    /// blocks pays no extra cipher latency for the subkeys. No allocation.
+    fn start(cipher: C, tag_len: usize, first: &[u8]) -> Result<Self> {
         let n = cipher.block_size();
         check_tag_len(n, tag_len)?;
-        let (_, sub1, sub2) = subkeys(&cipher)?;
-        let mut k1 = [0u8; MAX_BLOCK];
-        let mut k2 = [0u8; MAX_BLOCK];
-        k1[..n].copy_from_slice(&sub1);
-        k2[..n].copy_from_slice(&sub2);
-        Ok(Omac {
+        let constant = reduction_constant(n)?;
+        // `0^n || first`, enciphered together: `R || C_1` (key material: wiped on drop).
+        let mut batch = Zeroizing::new([0u8; 2 * MAX_BLOCK]);
+        let used = n + first.len().min(n);
+        batch[n..used].copy_from_slice(&first[..used - n]);
+        match cipher.zero_block_image() {
+            // `R` kept from key setup: only the first block (if any) needs the cipher.
+            Some(r) if r.len() == n => {
+                batch[..n].copy_from_slice(r);
+                if used > n {
+                    cipher.encrypt_blocks(&mut batch[n..used]);
+                }
+            }
+            _ => cipher.encrypt_blocks(&mut batch[..used]),
+        }
+        let (k1, k2) = derive_subkeys(&batch[..n], constant);
+        let mut mac = Omac {
             cipher,
             n,
             tag_len,
-            k1,
-            k2,
+            k1: *k1,
+            k2: *k2,
             state: [0u8; MAX_BLOCK],
             buf: [0u8; MAX_BLOCK],
             buf_len: 0,
-        })
+        };
+        mac.state[..used - n].copy_from_slice(&batch[n..used]);
+        Ok(mac)
     }
 
     /// Absorbs the next part of the message.
@@ -135,15 +170,16 @@ impl<C: BlockCipher> Omac<C> {
     /// Finishes and returns the `tag_len`-byte tag.
     pub fn finalize(mut self) -> Vec<u8> {
         let n = self.n;
-        let (last, subkey) = if self.buf_len == n {
-            (self.buf, self.k1)
+        let len = self.buf_len;
+        // The last block: XORed with K1 when whole, else padded with 10...0 and XORed with K2.
+        let subkey = if len == n {
+            &self.k1
         } else {
-            let mut padded = [0u8; MAX_BLOCK];
-            padded[..self.buf_len].copy_from_slice(&self.buf[..self.buf_len]);
-            padded[self.buf_len] = 0x80;
-            (padded, self.k2)
+            self.buf[len] = 0x80;
+            self.buf[len + 1..n].fill(0);
+            &self.k2
         };
-        xor_in_place(&mut self.state[..n], &last[..n]);
+        xor_in_place(&mut self.state[..n], &self.buf[..n]);
         xor_in_place(&mut self.state[..n], &subkey[..n]);
         self.cipher.encrypt_blocks(&mut self.state[..n]);
         self.state[..self.tag_len].to_vec()
@@ -171,8 +207,11 @@ impl<C: BlockCipher> Drop for Omac<C> {
 
 /// One-shot OMAC of `msg` with tag length `tag_len` (`1..=n` bytes).
 pub fn omac<C: BlockCipher + ?Sized>(c: &C, tag_len: usize, msg: &[u8]) -> Result<Vec<u8>> {
-    let mut mac = Omac::new(c, tag_len)?;
-    mac.update(msg);
+    let n = c.block_size();
+    // A first block that is not the last one goes into the subkey's batch call (see `Omac::start`).
+    let first = if msg.len() > n { &msg[..n] } else { &[] };
+    let mut mac = Omac::start(c, tag_len, first)?;
+    mac.update(&msg[first.len()..]);
     Ok(mac.finalize())
 }
 

@@ -9,7 +9,7 @@
 use crate::block::BlockCipher;
 use crate::util::xor_in_place;
 use crate::{Error, Result};
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 /// Most segments enciphered per `encrypt_blocks` call.
 const MAX_BATCH: usize = 64;
@@ -50,6 +50,10 @@ pub fn decrypt<C: BlockCipher + ?Sized>(
     run(c, iv, segment_bytes, data, true)
 }
 
+/// Registers and key-stream batches up to this many bytes live on the stack, so a short message
+/// pays no allocation; larger GOST registers go to the heap.
+const STACK_BYTES: usize = 64;
+
 fn run<C: BlockCipher + ?Sized>(
     c: &C,
     iv: &[u8],
@@ -62,9 +66,37 @@ fn run<C: BlockCipher + ?Sized>(
     let m = iv.len();
     // Segments per batch: all whose cipher input lies in the register, capped to bound the buffer.
     let per_round = ((m - n) / s + 1).min(MAX_BATCH);
-    let mut reg = iv.to_vec();
-    // Key stream: wiped on drop.
-    let mut inputs = Zeroizing::new(vec![0u8; per_round * n]);
+    if m <= STACK_BYTES && per_round * n <= STACK_BYTES {
+        let mut reg = [0u8; STACK_BYTES];
+        let mut inputs = [0u8; STACK_BYTES];
+        let inputs = &mut inputs[..per_round * n];
+        reg[..m].copy_from_slice(iv);
+        rounds(c, &mut reg[..m], inputs, s, data, decrypting);
+        // The register holds only IV and ciphertext; the inputs hold key stream: wipe what was used.
+        let used = data.len().div_ceil(s).min(per_round) * n;
+        inputs[..used].zeroize();
+    } else {
+        let mut reg = iv.to_vec();
+        // Key stream: wiped on drop.
+        let mut inputs = Zeroizing::new(vec![0u8; per_round * n]);
+        rounds(c, &mut reg, &mut inputs, s, data, decrypting);
+    }
+    Ok(())
+}
+
+/// The CFB rounds over `data` with register `reg` (`m` bytes) and key-stream space `inputs`
+/// (`per_round` blocks).
+fn rounds<C: BlockCipher + ?Sized>(
+    c: &C,
+    reg: &mut [u8],
+    inputs: &mut [u8],
+    s: usize,
+    data: &mut [u8],
+    decrypting: bool,
+) {
+    let n = c.block_size();
+    let m = reg.len();
+    let per_round = inputs.len() / n;
     for round in data.chunks_mut(per_round * s) {
         let k = round.len().div_ceil(s);
         for (j, input) in inputs.chunks_exact_mut(n).take(k).enumerate() {
@@ -85,5 +117,4 @@ fn run<C: BlockCipher + ?Sized>(
             reg[m - shift..].copy_from_slice(round);
         }
     }
-    Ok(())
 }

@@ -19,6 +19,9 @@ pub const BATCH_BLOCKS: usize = 64;
 /// Largest block size the modes support (AES, Kuznyechik).
 const MAX_BLOCK: usize = 16;
 
+/// Messages of at most this many blocks use a stack buffer of this size for their key stream.
+const SHORT_BLOCKS: usize = 4;
+
 /// Adds one to the big-endian integer `block`, mod `2^(8*block.len())`.
 pub(crate) fn increment_be(block: &mut [u8]) {
     let mut carry = 1u16;
@@ -64,14 +67,23 @@ pub(crate) fn xor_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], 
         return;
     }
     let n = counter.len();
+    if data.len() <= SHORT_BLOCKS * n {
+        // A short message gets a small key-stream buffer: zeroing and wiping the whole batch
+        // buffer would cost more than enciphering a block or two.
+        let mut ks = [0u8; SHORT_BLOCKS * MAX_BLOCK];
+        let ks = &mut ks[..data.len().div_ceil(n) * n];
+        fill_keystream(c, counter, ks);
+        xor_in_place(data, ks);
+        ks.zeroize();
+        return;
+    }
     let mut ks = [0u8; BATCH_BLOCKS * MAX_BLOCK];
     for chunk in data.chunks_mut(BATCH_BLOCKS * n) {
         let ks = &mut ks[..chunk.len().div_ceil(n) * n];
         fill_keystream(c, counter, ks);
         xor_in_place(chunk, ks);
     }
-    // Only the bytes a batch used hold key stream: zeroize (byte by byte, volatile) just those,
-    // which keeps short messages from paying for the whole buffer.
+    // Only the bytes a batch used hold key stream: zeroize (byte by byte, volatile) just those.
     ks[..data.len().div_ceil(n).min(BATCH_BLOCKS) * n].zeroize();
 }
 

@@ -5,7 +5,25 @@
 use crate::block::BlockCipher;
 use crate::util::xor_in_place;
 use crate::{Error, Result};
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
+
+/// Registers up to this many bytes live on the stack (no allocation per message); longer GOST
+/// registers go to the heap. Either way they hold key stream and are wiped before returning.
+const STACK_REGISTER: usize = 64;
+
+/// Runs `f` on a copy of `iv` (key stream once enciphered) and wipes the copy afterwards.
+fn with_register(iv: &[u8], f: impl FnOnce(&mut [u8])) {
+    if iv.len() <= STACK_REGISTER {
+        let mut stack = [0u8; STACK_REGISTER];
+        let reg = &mut stack[..iv.len()];
+        reg.copy_from_slice(iv);
+        f(reg);
+        reg.zeroize();
+    } else {
+        let mut heap = Zeroizing::new(iv.to_vec());
+        f(&mut heap);
+    }
+}
 
 /// XORs the OFB key stream for register `iv` (`z*n` bytes, `z >= 1`) into `data`.
 pub fn apply<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
@@ -16,11 +34,12 @@ pub fn apply<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Resu
             got: iv.len(),
         });
     }
-    let mut reg = Zeroizing::new(iv.to_vec());
-    for chunk in data.chunks_mut(iv.len()) {
-        c.encrypt_blocks(&mut reg);
-        xor_in_place(chunk, &reg);
-    }
+    with_register(iv, |reg| {
+        for chunk in data.chunks_mut(reg.len()) {
+            c.encrypt_blocks(reg);
+            xor_in_place(chunk, reg);
+        }
+    });
     Ok(())
 }
 
@@ -46,14 +65,15 @@ pub fn apply_segmented<C: BlockCipher + ?Sized>(
         ));
     }
     let z = iv.len() / n;
-    let mut reg = Zeroizing::new(iv.to_vec());
     // One batch enciphers the z chains of the register and yields z segments of gamma.
-    for chunk in data.chunks_mut(z * segment) {
-        c.encrypt_blocks(&mut reg);
-        for (seg, y) in chunk.chunks_mut(segment).zip(reg.chunks_exact(n)) {
-            xor_in_place(seg, y);
+    with_register(iv, |reg| {
+        for chunk in data.chunks_mut(z * segment) {
+            c.encrypt_blocks(reg);
+            for (seg, y) in chunk.chunks_mut(segment).zip(reg.chunks_exact(n)) {
+                xor_in_place(seg, y);
+            }
         }
-    }
+    });
     Ok(())
 }
 

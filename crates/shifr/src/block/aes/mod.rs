@@ -39,8 +39,13 @@ use core::fmt;
 use crate::block::{BlockCipher, KeyInit};
 use crate::cpu::{self, Backend};
 use crate::{Error, Result};
+use zeroize::Zeroizing;
 
 use soft::SoftAes;
+
+/// Calls on fewer bytes than one 512-bit register take the 128-bit AES-NI path on VAES backends.
+#[cfg(target_arch = "x86_64")]
+const SHORT_BYTES: usize = 64;
 
 /// The backends AES offers on this CPU: 512-bit VAES only where the CPU has VAES as well as
 /// AVX-512 (`Backend::Avx512` alone does not imply VAES).
@@ -80,6 +85,8 @@ enum Engine {
 pub struct Aes {
     engine: Engine,
     key_len: usize,
+    /// `E_K(0^128)`, computed at key setup (OMAC's `R`); wiped on drop like the round keys.
+    zero_image: Zeroizing<[u8; 16]>,
 }
 
 impl Aes {
@@ -237,10 +244,15 @@ impl Aes {
             )),
             _ => Engine::Portable(Box::new(SoftAes::new(key))),
         };
-        Ok(Aes {
+        let mut aes = Aes {
             engine,
             key_len: key.len(),
-        })
+            zero_image: Zeroizing::new([0u8; 16]),
+        };
+        let mut zero = Zeroizing::new([0u8; 16]);
+        aes.encrypt_blocks(&mut zero[..]);
+        aes.zero_image = zero;
+        Ok(aes)
     }
 }
 
@@ -249,11 +261,19 @@ impl BlockCipher for Aes {
         16
     }
 
+    fn zero_block_image(&self) -> Option<&[u8]> {
+        Some(&self.zero_image[..])
+    }
+
     fn encrypt_blocks(&self, data: &mut [u8]) {
         match &self.engine {
             Engine::Portable(e) => e.encrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(e) => e.encrypt_blocks(data),
+            // Less than one wide register: the 128-bit instructions, without broadcasting every
+            // round key to a wide register first (which costs a one-block call more than AES).
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(e) if data.len() < SHORT_BYTES => e.aesni().encrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes(e) => e.encrypt_blocks(data),
             #[cfg(target_arch = "aarch64")]
@@ -275,6 +295,8 @@ impl BlockCipher for Aes {
             Engine::Portable(e) => e.decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(e) => e.decrypt_blocks(data),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(e) if data.len() < SHORT_BYTES => e.aesni().decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes(e) => e.decrypt_blocks(data),
             #[cfg(target_arch = "aarch64")]

@@ -178,8 +178,17 @@ fn encrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]
     for group in &mut groups {
         encrypt_group::<LANES>(&rk, rounds, group);
     }
-    for block in groups.into_remainder().chunks_exact_mut(16) {
-        encrypt_group::<1>(&rk, rounds, block);
+    // The last one to seven blocks interleaved too: a short message is all remainder.
+    let rest = groups.into_remainder();
+    match rest.len() / 16 {
+        0 => {}
+        1 => encrypt_group::<1>(&rk, rounds, rest),
+        2 => encrypt_group::<2>(&rk, rounds, rest),
+        3 => encrypt_group::<3>(&rk, rounds, rest),
+        4 => encrypt_group::<4>(&rk, rounds, rest),
+        5 => encrypt_group::<5>(&rk, rounds, rest),
+        6 => encrypt_group::<6>(&rk, rounds, rest),
+        _ => encrypt_group::<7>(&rk, rounds, rest),
     }
 }
 
@@ -190,8 +199,17 @@ fn decrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]
     for group in &mut groups {
         decrypt_group::<LANES>(&rk, rounds, group);
     }
-    for block in groups.into_remainder().chunks_exact_mut(16) {
-        decrypt_group::<1>(&rk, rounds, block);
+    // The last one to seven blocks interleaved too: a short message is all remainder.
+    let rest = groups.into_remainder();
+    match rest.len() / 16 {
+        0 => {}
+        1 => decrypt_group::<1>(&rk, rounds, rest),
+        2 => decrypt_group::<2>(&rk, rounds, rest),
+        3 => decrypt_group::<3>(&rk, rounds, rest),
+        4 => decrypt_group::<4>(&rk, rounds, rest),
+        5 => decrypt_group::<5>(&rk, rounds, rest),
+        6 => decrypt_group::<6>(&rk, rounds, rest),
+        _ => decrypt_group::<7>(&rk, rounds, rest),
     }
 }
 

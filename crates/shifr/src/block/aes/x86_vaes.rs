@@ -13,9 +13,10 @@ use core::arch::x86_64::{
     _mm512_add_epi32, _mm512_add_epi64, _mm512_aesdec_epi128, _mm512_aesdeclast_epi128,
     _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
     _mm512_castsi512_si128, _mm512_extracti32x4_epi32, _mm512_inserti32x4, _mm512_loadu_si512,
-    _mm512_set_epi32, _mm512_set_epi64, _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512,
-    _mm_aesdec_si128, _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128,
-    _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128,
+    _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_set_epi32, _mm512_set_epi64,
+    _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512, _mm_aesdec_si128,
+    _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128,
+    _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::Zeroize;
@@ -366,13 +367,19 @@ fn ctr_z512<const LOW64: bool>(keys: &RoundKeys, rounds: usize, first: &[u8; 16]
     }
     for part in groups.into_remainder().chunks_mut(64) {
         let [k] = keystream_regs::<1, LOW64>(&rk, rounds, ctr);
-        let mut ks = [0u8; 64];
-        // SAFETY: `ks` is 64 writable bytes; unaligned store.
-        unsafe { _mm512_storeu_si512(ks.as_mut_ptr().cast(), k) };
-        for (d, k) in part.iter_mut().zip(ks) {
-            *d ^= k;
+        // A masked load and store: the key stream never leaves the register, so there is no
+        // buffer to wipe (which cost a short message more than its encryption).
+        let mask = if part.len() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << part.len()) - 1
+        };
+        // SAFETY: only the bytes selected by `mask`, all inside `part`, are read and written;
+        // masked-off bytes are neither accessed nor faulted on.
+        unsafe {
+            let d = _mm512_maskz_loadu_epi8(mask, part.as_ptr().cast());
+            _mm512_mask_storeu_epi8(part.as_mut_ptr().cast(), mask, _mm512_xor_si512(d, k));
         }
-        ks.zeroize();
         ctr = advance::<LOW64>(ctr, 4, false);
     }
 }

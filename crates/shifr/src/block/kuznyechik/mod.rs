@@ -160,6 +160,8 @@ pub struct Kuznyechik {
     /// K_1, then `L^-1(K_2)..L^-1(K_10)`, for the table-driven decryption.
     inv_keys: [u128; 10],
     engine: Engine,
+    /// `E_K(0^128)`, computed at key setup (OMAC's `R`); wiped on drop like the round keys.
+    zero_image: [u8; 16],
 }
 
 impl Kuznyechik {
@@ -207,6 +209,10 @@ impl Kuznyechik {
             }
             _ => Engine::Portable,
         };
+        let mut zero = [0u8; 16];
+        cipher.encrypt_blocks(&mut zero);
+        cipher.zero_image = zero;
+        zero.zeroize();
         Ok(cipher)
     }
 
@@ -223,6 +229,7 @@ impl Kuznyechik {
             keys: [0; 10],
             inv_keys: [0; 10],
             engine: Engine::Portable,
+            zero_image: [0; 16],
         };
         let mut half = [0u8; 16];
         half.copy_from_slice(&key[..16]);
@@ -271,6 +278,7 @@ impl Drop for Kuznyechik {
     fn drop(&mut self) {
         self.keys.zeroize();
         self.inv_keys.zeroize();
+        self.zero_image.zeroize();
     }
 }
 
@@ -285,6 +293,9 @@ impl core::fmt::Debug for Kuznyechik {
 impl BlockCipher for Kuznyechik {
     fn block_size(&self) -> usize {
         BLOCK_SIZE
+    }
+    fn zero_block_image(&self) -> Option<&[u8]> {
+        Some(&self.zero_image)
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
         match &self.engine {
