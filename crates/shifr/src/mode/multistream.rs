@@ -7,12 +7,15 @@
 //! move between the streams and the lane registers as whole blocks (one word-sized XOR and copy
 //! per lane and block; the block size is a constant in the hot loops). CBC encryption of streams of
 //! one length first offers the whole job to [`BlockCipher::cbc_encrypt_streams`] (AES on 512-bit
-//! VAES keeps the chaining values in registers there).
+//! VAES keeps the chaining values in registers there). Between two points where a stream drops out,
+//! every live lane has the same number of whole blocks ahead; CBC encryption, CFB and OMAC offer each
+//! such run to [`BlockCipher::feedback_lanes`] (Magma and Kuznyechik loop over the blocks inside
+//! their SIMD kernels there) and walk it block index by block index only if the cipher declines.
 //!
 //! Every function gives exactly what one single-stream call per stream gives ([`crate::mode::cbc`] with
 //! an `n`-byte IV, [`crate::mode::cfb`] with `s = m = n`, [`crate::mac::omac`]).
 
-use crate::block::BlockCipher;
+use crate::block::{BlockCipher, Feedback};
 use crate::mac::omac::{check_tag_len, double};
 use crate::util::xor_in_place;
 use crate::{Error, Result};
@@ -97,6 +100,56 @@ fn setup<'c, C: BlockCipher>(
     Ok((n, blocks, order, lanes, reg))
 }
 
+/// The streams `data[order[lane]]` of the given lanes in lane order, each cut to bytes `range`.
+fn lane_slices<'a>(
+    data: &'a mut [&mut [u8]],
+    order: &[usize],
+    range: core::ops::Range<usize>,
+) -> Vec<&'a mut [u8]> {
+    let mut slots: Vec<Option<&mut [u8]>> =
+        data.iter_mut().map(|d| d.get_mut(range.clone())).collect();
+    order
+        .iter()
+        .filter_map(|&i| slots.get_mut(i).and_then(Option::take))
+        .collect()
+}
+
+/// Where a run of the cipher's feedback kernel that starts at the current block index can end: the
+/// fewest `eligible` (whole, ordinary) blocks among the `live` lanes.
+fn run_end(order: &[usize], eligible: &[usize], live: usize) -> usize {
+    order[..live]
+        .iter()
+        .map(|&i| eligible[i])
+        .min()
+        .unwrap_or(0)
+}
+
+/// Wraps the lanes' slices of a run in the mode's [`Feedback`].
+type MakeRun = for<'a, 'b> fn(&'a mut [&'b mut [u8]]) -> Feedback<'a, 'b>;
+
+/// Offers block indices `index..end` of the first `live` lanes to [`BlockCipher::feedback_lanes`]
+/// (`run` builds the mode's [`Feedback`] from the lanes' slices); true if the cipher ran them, which
+/// leaves the lanes' chaining values in `state`. A declined offer is not repeated before `end`.
+#[allow(clippy::too_many_arguments)]
+fn offer_run<C: BlockCipher>(
+    n: usize,
+    lanes: &[&C],
+    order: &[usize],
+    (live, index, end): (usize, usize, usize),
+    next_offer: &mut usize,
+    state: &mut [u8],
+    data: &mut [&mut [u8]],
+    run: MakeRun,
+) -> bool {
+    if end <= index || index < *next_offer {
+        return false;
+    }
+    *next_offer = end;
+    let mut streams = lane_slices(data, &order[..live], index * n..end * n);
+    streams.len() == live
+        && C::feedback_lanes(&lanes[..live], &mut state[..live * n], run(&mut streams))
+}
+
 /// The bytes of block `index` of `stream` (the last one may be short).
 fn block_range(n: usize, len: usize, index: usize) -> core::ops::Range<usize> {
     index * n..len.min((index + 1) * n)
@@ -170,11 +223,19 @@ fn cbc_encrypt_lanes<C: BlockCipher>(
     state: &mut [u8],
     data: &mut [&mut [u8]],
 ) {
-    let mut live = order.len();
-    for index in 0.. {
+    let (mut live, mut index, mut next_offer) = (order.len(), 0, 0);
+    loop {
         live = live_lanes(order, blocks, live, index);
         if live == 0 {
             break;
+        }
+        let end = run_end(order, blocks, live);
+        let span = (live, index, end);
+        if offer_run(n, lanes, order, span, &mut next_offer, state, data, |s| {
+            Feedback::CbcEncrypt(s)
+        }) {
+            index = end;
+            continue;
         }
         let at = index * n;
         for (register, &i) in state.chunks_exact_mut(n).zip(&order[..live]) {
@@ -184,6 +245,7 @@ fn cbc_encrypt_lanes<C: BlockCipher>(
         for (register, &i) in state.chunks_exact(n).zip(&order[..live]) {
             data[i][at..at + n].copy_from_slice(register);
         }
+        index += 1;
     }
 }
 
@@ -303,11 +365,24 @@ fn cfb_lanes<C: BlockCipher>(
     data: &mut [&mut [u8]],
     decrypting: bool,
 ) {
-    let mut live = order.len();
-    for index in 0.. {
+    // Whole blocks per stream: a kernel run covers only those.
+    let whole: Vec<usize> = lens.iter().map(|len| len / n).collect();
+    let (mut live, mut index, mut next_offer) = (order.len(), 0, 0);
+    loop {
         live = live_lanes(order, blocks, live, index);
         if live == 0 {
             break;
+        }
+        let end = run_end(order, &whole, live);
+        let span = (live, index, end);
+        let run: MakeRun = if decrypting {
+            |s| Feedback::CfbDecrypt(s)
+        } else {
+            |s| Feedback::CfbEncrypt(s)
+        };
+        if offer_run(n, lanes, order, span, &mut next_offer, state, data, run) {
+            index = end;
+            continue;
         }
         let at = index * n;
         if decrypting {
@@ -333,6 +408,7 @@ fn cfb_lanes<C: BlockCipher>(
                 xor_in_place(&mut data[i][at..], register);
             }
         }
+        index += 1;
     }
 }
 
@@ -370,11 +446,31 @@ pub fn omac<C: BlockCipher>(
     }
 
     let mut state = Zeroizing::new(vec![0u8; streams * n]);
-    let mut live = streams;
-    for index in 0.. {
+    // Every block but the last of a message is a plain CBC-MAC step, which a kernel may run.
+    let plain: Vec<usize> = blocks.iter().map(|b| b - 1).collect();
+    let (mut live, mut index, mut next_offer) = (streams, 0, 0);
+    loop {
         live = live_lanes(&order, &blocks, live, index);
         if live == 0 {
             break;
+        }
+        let end = run_end(&order, &plain, live);
+        if end > index && index >= next_offer {
+            next_offer = end;
+            let run: Vec<&[u8]> = order[..live]
+                .iter()
+                .filter_map(|&i| msgs[i].get(index * n..end * n))
+                .collect();
+            if run.len() == live
+                && C::feedback_lanes(
+                    &lanes[..live],
+                    &mut state[..live * n],
+                    Feedback::CbcMac(&run),
+                )
+            {
+                index = end;
+                continue;
+            }
         }
         for (lane, &i) in order[..live].iter().enumerate() {
             let msg = msgs[i];
@@ -392,6 +488,7 @@ pub fn omac<C: BlockCipher>(
             }
         }
         C::encrypt_lanes(&lanes[..live], &mut state[..live * n]);
+        index += 1;
     }
 
     let mut tags = vec![Vec::new(); streams];
