@@ -48,7 +48,7 @@ enum Op {
 }
 
 /// One stream through the reference: CBC / CFB in place, or the full OMAC tag.
-type Reference<'a> = &'a dyn Fn(Op, &[u8], &[u8], &mut Vec<u8>) -> Vec<u8>;
+type Reference<'a> = &'a dyn Fn(Op, &[u8], &[u8], &mut [u8]) -> Vec<u8>;
 
 /// Runs every op over `count` streams of `shape` with ciphers from `make` and compares each stream
 /// with `reference`.
@@ -120,7 +120,7 @@ fn check_every_shape<C: BlockCipher>(
 /// RustCrypto's modes over its block cipher `$rc` (wire order, like shifr's Magma and Kuznyechik).
 macro_rules! rustcrypto {
     ($name:ident, $rc:ty) => {
-        fn $name(op: Op, key: &[u8], iv: &[u8], data: &mut Vec<u8>) -> Vec<u8> {
+        fn $name(op: Op, key: &[u8], iv: &[u8], data: &mut [u8]) -> Vec<u8> {
             match op {
                 Op::CbcEncrypt => {
                     let mut e = cbc::Encryptor::<$rc>::new_from_slices(key, iv).unwrap();
@@ -149,7 +149,7 @@ rustcrypto!(rustcrypto_magma, magma::Magma);
 rustcrypto!(rustcrypto_kuznyechik, kuznyechik::Kuznyechik);
 
 /// shifr's single-stream modes over `cipher` (the portable oracle).
-fn single_stream<C: BlockCipher>(cipher: &C, op: Op, iv: &[u8], data: &mut Vec<u8>) -> Vec<u8> {
+fn single_stream<C: BlockCipher>(cipher: &C, op: Op, iv: &[u8], data: &mut [u8]) -> Vec<u8> {
     let n = cipher.block_size();
     match op {
         Op::CbcEncrypt => shifr::mode::cbc::encrypt(cipher, iv, data).unwrap(),
@@ -202,7 +202,7 @@ fn gost28147_matches_portable_on_every_backend() {
     for backend in magma_backends() {
         for &sbox in SBox::ALL {
             let make = |k: &[u8]| Gost28147::with_backend(k, sbox, backend).unwrap();
-            let oracle = |op: Op, k: &[u8], iv: &[u8], data: &mut Vec<u8>| {
+            let oracle = |op: Op, k: &[u8], iv: &[u8], data: &mut [u8]| {
                 let c = Gost28147::with_backend(k, sbox, Backend::Portable).unwrap();
                 single_stream(&c, op, iv, data)
             };
