@@ -67,6 +67,21 @@ pub trait BlockCipher: Send + Sync {
         false
     }
 
+    /// Multi-stream feedback modes in one call where the backend has such a kernel: every stream of
+    /// `run` (one per cipher, all of one length, a whole number of blocks) is processed in place
+    /// (read only, for [`Feedback::CbcMac`]) under `ciphers[i]`, chaining from and back into block
+    /// `i` of `registers` (one block per cipher), so that a wide backend keeps the round keys and
+    /// the chaining values of all lanes in registers from block to block. The default, and any
+    /// backend or set of ciphers without such a kernel, touches nothing and returns `false`;
+    /// `mode::multistream` then walks the lanes with [`BlockCipher::encrypt_lanes`].
+    fn feedback_lanes(ciphers: &[&Self], registers: &mut [u8], run: Feedback<'_, '_>) -> bool
+    where
+        Self: Sized,
+    {
+        let _ = (ciphers, registers, run);
+        false
+    }
+
     /// Multi-stream decryption, the inverse of [`BlockCipher::encrypt_lanes`].
     fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8])
     where
@@ -78,6 +93,74 @@ pub trait BlockCipher: Send + Sync {
                 c.decrypt_blocks(block);
             }
         }
+    }
+}
+
+/// One run of [`BlockCipher::feedback_lanes`]: the streams and what is done to each block `B` of
+/// them with the chaining register `R` of its lane (`E` is the lane's cipher).
+#[derive(Debug)]
+pub enum Feedback<'a, 'b> {
+    /// CBC encryption: `R = E(R ^ B)`, and `B` becomes `R`.
+    CbcEncrypt(&'a mut [&'b mut [u8]]),
+    /// CFB encryption with full-block segments: `B` becomes `B ^ E(R)`, which is the next `R`.
+    CfbEncrypt(&'a mut [&'b mut [u8]]),
+    /// CFB decryption with full-block segments: `B` becomes `B ^ E(R)`, and the old `B` is the next `R`.
+    CfbDecrypt(&'a mut [&'b mut [u8]]),
+    /// The CBC-MAC chain of OMAC: `R = E(R ^ B)`; the streams are only read.
+    CbcMac(&'a [&'b [u8]]),
+}
+
+impl<'b> Feedback<'_, 'b> {
+    /// The number of streams.
+    pub fn streams(&self) -> usize {
+        match self {
+            Feedback::CbcEncrypt(s) | Feedback::CfbEncrypt(s) | Feedback::CfbDecrypt(s) => s.len(),
+            Feedback::CbcMac(s) => s.len(),
+        }
+    }
+
+    /// The length of stream `i` in bytes (`None` past the last stream).
+    pub fn stream_len(&self, i: usize) -> Option<usize> {
+        self.stream(i).map(<[u8]>::len)
+    }
+
+    /// Stream `i`, to read (`None` past the last stream).
+    pub fn stream(&self, i: usize) -> Option<&[u8]> {
+        match self {
+            Feedback::CbcEncrypt(s) | Feedback::CfbEncrypt(s) | Feedback::CfbDecrypt(s) => {
+                s.get(i).map(|d| &**d)
+            }
+            Feedback::CbcMac(s) => s.get(i).copied(),
+        }
+    }
+
+    /// Stream `i`, to write (`None` past the last stream, and for [`Feedback::CbcMac`]).
+    pub fn stream_mut(&mut self, i: usize) -> Option<&mut [u8]> {
+        match self {
+            Feedback::CbcEncrypt(s) | Feedback::CfbEncrypt(s) | Feedback::CfbDecrypt(s) => {
+                s.get_mut(i).map(|d| &mut **d)
+            }
+            Feedback::CbcMac(_) => None,
+        }
+    }
+
+    /// The same mode over the streams `range` only (empty where `range` is out of bounds).
+    pub fn part(&mut self, range: core::ops::Range<usize>) -> Feedback<'_, 'b> {
+        match self {
+            Feedback::CbcEncrypt(s) => Feedback::CbcEncrypt(s.get_mut(range).unwrap_or_default()),
+            Feedback::CfbEncrypt(s) => Feedback::CfbEncrypt(s.get_mut(range).unwrap_or_default()),
+            Feedback::CfbDecrypt(s) => Feedback::CfbDecrypt(s.get_mut(range).unwrap_or_default()),
+            Feedback::CbcMac(s) => Feedback::CbcMac(s.get(range).unwrap_or_default()),
+        }
+    }
+
+    /// The common length of all streams if it is a whole number of `n`-byte blocks and there is one
+    /// stream per register block (`registers` bytes in all); `None` otherwise.
+    pub fn common_len(&self, n: usize, registers: usize) -> Option<usize> {
+        let count = self.streams();
+        let len = self.stream_len(0)?;
+        let uniform = (1..count).all(|i| self.stream_len(i) == Some(len));
+        (n > 0 && uniform && len % n == 0 && registers == count * n).then_some(len)
     }
 }
 

@@ -9,12 +9,15 @@
 //! the job to [`BlockCipher::cbc_encrypt_streams`] (AES on x86 keeps the chaining values in
 //! registers there): whole when the streams have one length, else stretch by stretch between
 //! consecutive stream ends, where the streams still running all have the same number of blocks
-//! left; whatever the cipher declines goes through the lane walk.
+//! left. Whatever it declines, and CFB and OMAC, are offered run by run (between two points where a
+//! stream drops out, every live lane has the same number of whole blocks ahead) to
+//! [`BlockCipher::feedback_lanes`] (Magma and Kuznyechik loop over the blocks inside their SIMD
+//! kernels there) and walked block index by block index only if the cipher declines.
 //!
 //! Every function gives exactly what one single-stream call per stream gives ([`crate::mode::cbc`] with
 //! an `n`-byte IV, [`crate::mode::cfb`] with `s = m = n`, [`crate::mac::omac`]).
 
-use crate::block::BlockCipher;
+use crate::block::{BlockCipher, Feedback};
 use crate::mac::omac::{check_tag_len, double};
 use crate::util::xor_in_place;
 use crate::{Error, Result};
@@ -97,6 +100,56 @@ fn setup<'c, C: BlockCipher>(
         reg[lane * n..(lane + 1) * n].copy_from_slice(ivs[i]);
     }
     Ok((n, blocks, order, lanes, reg))
+}
+
+/// The streams `data[order[lane]]` of the given lanes in lane order, each cut to bytes `range`.
+fn lane_slices<'a>(
+    data: &'a mut [&mut [u8]],
+    order: &[usize],
+    range: core::ops::Range<usize>,
+) -> Vec<&'a mut [u8]> {
+    let mut slots: Vec<Option<&mut [u8]>> =
+        data.iter_mut().map(|d| d.get_mut(range.clone())).collect();
+    order
+        .iter()
+        .filter_map(|&i| slots.get_mut(i).and_then(Option::take))
+        .collect()
+}
+
+/// Where a run of the cipher's feedback kernel that starts at the current block index can end: the
+/// fewest `eligible` (whole, ordinary) blocks among the `live` lanes.
+fn run_end(order: &[usize], eligible: &[usize], live: usize) -> usize {
+    order[..live]
+        .iter()
+        .map(|&i| eligible[i])
+        .min()
+        .unwrap_or(0)
+}
+
+/// Wraps the lanes' slices of a run in the mode's [`Feedback`].
+type MakeRun = for<'a, 'b> fn(&'a mut [&'b mut [u8]]) -> Feedback<'a, 'b>;
+
+/// Offers block indices `index..end` of the first `live` lanes to [`BlockCipher::feedback_lanes`]
+/// (`run` builds the mode's [`Feedback`] from the lanes' slices); true if the cipher ran them, which
+/// leaves the lanes' chaining values in `state`. A declined offer is not repeated before `end`.
+#[allow(clippy::too_many_arguments)]
+fn offer_run<C: BlockCipher>(
+    n: usize,
+    lanes: &[&C],
+    order: &[usize],
+    (live, index, end): (usize, usize, usize),
+    next_offer: &mut usize,
+    state: &mut [u8],
+    data: &mut [&mut [u8]],
+    run: MakeRun,
+) -> bool {
+    if end <= index || index < *next_offer {
+        return false;
+    }
+    *next_offer = end;
+    let mut streams = lane_slices(data, &order[..live], index * n..end * n);
+    streams.len() == live
+        && C::feedback_lanes(&lanes[..live], &mut state[..live * n], run(&mut streams))
 }
 
 /// The bytes of block `index` of `stream` (the last one may be short).
@@ -213,11 +266,29 @@ fn cbc_encrypt_lanes<C: BlockCipher>(
     state: &mut [u8],
     by_lane: &mut [&mut [u8]],
 ) {
-    let mut live = order.len();
-    for index in from.. {
+    let (mut live, mut index, mut next_offer) = (order.len(), from, from);
+    loop {
         live = live_lanes(order, blocks, live, index);
         if live == 0 {
             break;
+        }
+        // The streams are already in lane order here, so the run is cut from `by_lane` directly
+        // (offer_run's lane_slices does the reordering for the other modes).
+        let end = run_end(order, blocks, live);
+        if end > index && index >= next_offer {
+            next_offer = end;
+            let mut run: Vec<&mut [u8]> = by_lane[..live]
+                .iter_mut()
+                .map(|d| &mut d[index * n..end * n])
+                .collect();
+            if C::feedback_lanes(
+                &lanes[..live],
+                &mut state[..live * n],
+                Feedback::CbcEncrypt(&mut run),
+            ) {
+                index = end;
+                continue;
+            }
         }
         let at = index * n;
         for (register, d) in state.chunks_exact_mut(n).zip(&by_lane[..live]) {
@@ -227,6 +298,7 @@ fn cbc_encrypt_lanes<C: BlockCipher>(
         for (register, d) in state.chunks_exact(n).zip(&mut by_lane[..live]) {
             d[at..at + n].copy_from_slice(register);
         }
+        index += 1;
     }
 }
 
@@ -346,11 +418,24 @@ fn cfb_lanes<C: BlockCipher>(
     data: &mut [&mut [u8]],
     decrypting: bool,
 ) {
-    let mut live = order.len();
-    for index in 0.. {
+    // Whole blocks per stream: a kernel run covers only those.
+    let whole: Vec<usize> = lens.iter().map(|len| len / n).collect();
+    let (mut live, mut index, mut next_offer) = (order.len(), 0, 0);
+    loop {
         live = live_lanes(order, blocks, live, index);
         if live == 0 {
             break;
+        }
+        let end = run_end(order, &whole, live);
+        let span = (live, index, end);
+        let run: MakeRun = if decrypting {
+            |s| Feedback::CfbDecrypt(s)
+        } else {
+            |s| Feedback::CfbEncrypt(s)
+        };
+        if offer_run(n, lanes, order, span, &mut next_offer, state, data, run) {
+            index = end;
+            continue;
         }
         let at = index * n;
         if decrypting {
@@ -376,6 +461,7 @@ fn cfb_lanes<C: BlockCipher>(
                 xor_in_place(&mut data[i][at..], register);
             }
         }
+        index += 1;
     }
 }
 
@@ -413,11 +499,31 @@ pub fn omac<C: BlockCipher>(
     }
 
     let mut state = Zeroizing::new(vec![0u8; streams * n]);
-    let mut live = streams;
-    for index in 0.. {
+    // Every block but the last of a message is a plain CBC-MAC step, which a kernel may run.
+    let plain: Vec<usize> = blocks.iter().map(|b| b - 1).collect();
+    let (mut live, mut index, mut next_offer) = (streams, 0, 0);
+    loop {
         live = live_lanes(&order, &blocks, live, index);
         if live == 0 {
             break;
+        }
+        let end = run_end(&order, &plain, live);
+        if end > index && index >= next_offer {
+            next_offer = end;
+            let run: Vec<&[u8]> = order[..live]
+                .iter()
+                .filter_map(|&i| msgs[i].get(index * n..end * n))
+                .collect();
+            if run.len() == live
+                && C::feedback_lanes(
+                    &lanes[..live],
+                    &mut state[..live * n],
+                    Feedback::CbcMac(&run),
+                )
+            {
+                index = end;
+                continue;
+            }
         }
         for (lane, &i) in order[..live].iter().enumerate() {
             let msg = msgs[i];
@@ -435,6 +541,7 @@ pub fn omac<C: BlockCipher>(
             }
         }
         C::encrypt_lanes(&lanes[..live], &mut state[..live * n]);
+        index += 1;
     }
 
     let mut tags = vec![Vec::new(); streams];

@@ -16,6 +16,9 @@
 //!
 //! Multi-stream calls ([`BlockCipher::encrypt_lanes`]) run one block per cipher through the same
 //! kernels when every cipher has the same SIMD backend (each lane or interleaved block its own keys).
+//! On gfni the multi-stream feedback modes (CBC encryption, CFB, the OMAC chain) go through
+//! [`BlockCipher::feedback_lanes`] instead (`x86_avx512_gfni_streams`): whole runs of blocks per call,
+//! round keys gathered once, chaining values held in registers; the table backends have no such kernel.
 //!
 //! On AArch64, `aarch64_neon` is a constant-time backend (byte-sliced, S-box and GF(2^8)
 //! multiplications as TBL lookups in registers), chosen through `cpu::select` as
@@ -35,6 +38,8 @@ mod tables;
 mod x86_avx2_tables;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_gfni;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512_gfni_streams;
 
 pub use tables::PI;
 
@@ -43,7 +48,7 @@ use std::sync::OnceLock;
 use tables::{gf_mul, L_COEFFS, PI_INV};
 use zeroize::Zeroize;
 
-use crate::block::{BlockCipher, KeyInit};
+use crate::block::{BlockCipher, Feedback, KeyInit};
 use crate::cpu::{self, Backend};
 use crate::{Error, Result};
 
@@ -325,6 +330,30 @@ impl BlockCipher for Kuznyechik {
     fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
         lanes(ciphers, blocks, false);
     }
+    fn feedback_lanes(ciphers: &[&Self], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
+        feedback(ciphers, registers, run)
+    }
+}
+
+/// Multi-stream feedback modes in one call: the gfni backend's kernel when every cipher runs it.
+#[cfg(target_arch = "x86_64")]
+fn feedback(ciphers: &[&Kuznyechik], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
+    let keys: Option<Vec<&x86_avx512_gfni::GfniKeys>> = ciphers
+        .iter()
+        .map(|c| match &c.engine {
+            Engine::Gfni(k) => Some(k),
+            _ => None,
+        })
+        .collect();
+    match keys {
+        Some(keys) if !keys.is_empty() => x86_avx512_gfni_streams::feedback(&keys, registers, run),
+        _ => false,
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn feedback(_ciphers: &[&Kuznyechik], _registers: &mut [u8], _run: Feedback<'_, '_>) -> bool {
+    false
 }
 
 /// Ciphers per multi-stream group handed to a SIMD kernel.

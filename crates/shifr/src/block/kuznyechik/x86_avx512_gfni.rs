@@ -52,7 +52,7 @@ pub(super) fn supported() -> bool {
 /// [`GfniKeys::new`] is the only constructor and checks it.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub(super) struct GfniKeys {
-    keys: [[u8; 16]; 10],
+    pub(super) keys: [[u8; 16]; 10],
 }
 
 impl GfniKeys {
@@ -95,19 +95,19 @@ pub(super) fn lanes(keys: &[&GfniKeys], blocks: &mut [u8], encrypt: bool) {
 }
 
 /// The constants as registers, broadcast to all four lanes.
-struct Registers {
-    sbox: [__m512i; 4],
+pub(super) struct Registers {
+    pub(super) sbox: [__m512i; 4],
     columns: [__m512i; 16],
     spread: [__m512i; 16],
-    to_aes: __m512i,
-    from_aes: __m512i,
+    pub(super) to_aes: __m512i,
+    pub(super) from_aes: __m512i,
     /// `phi` of `l`'s coefficients, each broadcast to every byte.
     coeffs: [__m512i; 16],
 }
 
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn load_registers(c: &GfniConstants, encrypt: bool) -> Registers {
+pub(super) fn load_registers(c: &GfniConstants, encrypt: bool) -> Registers {
     let (table, cols) = if encrypt {
         (&c.sbox, &c.l_columns)
     } else {
@@ -144,7 +144,7 @@ fn broadcast_block(block: &[u8; 16]) -> __m512i {
 /// Four round keys, one per lane.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn gather_keys(k: [&[u8; 16]; 4]) -> __m512i {
+pub(super) fn gather_keys(k: [&[u8; 16]; 4]) -> __m512i {
     let v = _mm512_castsi128_si512(load_block(k[0]));
     let v = _mm512_inserti32x4::<1>(v, load_block(k[1]));
     let v = _mm512_inserti32x4::<2>(v, load_block(k[2]));
@@ -160,7 +160,7 @@ fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
 /// The S-box (or its inverse) on every byte, from the table in four registers.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn substitute(x: __m512i, t: &[__m512i; 4]) -> __m512i {
+pub(super) fn substitute(x: __m512i, t: &[__m512i; 4]) -> __m512i {
     let low = _mm512_permutex2var_epi8(t[0], x, t[1]);
     let high = _mm512_permutex2var_epi8(t[2], x, t[3]);
     _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), low, high)
@@ -169,7 +169,7 @@ fn substitute(x: __m512i, t: &[__m512i; 4]) -> __m512i {
 /// `L(x) ^ k` (or `L^-1`, by the columns given) for the four blocks of `x`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,gfni")]
-fn linear_xor(x: __m512i, r: &Registers, k: __m512i) -> __m512i {
+pub(super) fn linear_xor(x: __m512i, r: &Registers, k: __m512i) -> __m512i {
     let p: [__m512i; 16] = core::array::from_fn(|j| {
         _mm512_gf2p8mul_epi8(_mm512_shuffle_epi8(x, r.spread[j]), r.columns[j])
     });

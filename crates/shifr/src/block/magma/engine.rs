@@ -1,6 +1,8 @@
 //! Which Magma / GOST 28147-89 backend runs: chosen once per key through [`crate::cpu::select`]
 //! (so `SHIFR_BACKEND` forces any of them), or required explicitly with `with_backend`.
 
+#[cfg(target_arch = "x86_64")]
+use crate::block::Feedback;
 use crate::cpu::{self, Backend};
 use crate::{Error, Result};
 
@@ -132,6 +134,24 @@ impl Simd {
             Simd::Avx2(b) => b.blocks(words, tables, layout, decrypt, data),
             #[cfg(target_arch = "x86_64")]
             Simd::Avx512(b) => b.blocks(words, tables, layout, decrypt, data),
+        }
+    }
+
+    /// The multi-stream feedback kernel ([`crate::block::BlockCipher::feedback_lanes`]) where this
+    /// backend has one (AVX-512); false, touching nothing, otherwise.
+    pub(crate) fn feedback(
+        self,
+        keys: &[&[u32; 8]],
+        tables: &NibbleTables,
+        layout: Layout,
+        registers: &mut [u8],
+        run: Feedback<'_, '_>,
+    ) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2(_) => false,
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512(b) => b.feedback(keys, tables, layout, registers, run),
         }
     }
 

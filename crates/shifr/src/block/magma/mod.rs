@@ -27,7 +27,10 @@
 //!
 //! The SIMD backends keep the S-boxes in registers and use only instructions with data-independent
 //! timing: they are constant-time. Multi-stream calls ([`BlockCipher::encrypt_lanes`]) run one
-//! block per key in SIMD lanes when all keys share backend and S-box set.
+//! block per key in SIMD lanes when all keys share backend and S-box set. With AVX-512 the
+//! multi-stream feedback modes (CBC encryption, CFB, the OMAC chain) go through
+//! [`BlockCipher::feedback_lanes`] instead (`x86_avx512_streams.rs`): whole runs of blocks per
+//! call, round keys and chaining values held in registers throughout.
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
@@ -40,13 +43,15 @@ mod soft;
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512_streams;
 
 pub use sbox::SBox;
 
 use engine::Engine;
 use soft::{Core, Layout};
 
-use crate::block::{BlockCipher, KeyInit};
+use crate::block::{BlockCipher, Feedback, KeyInit};
 use crate::cpu::Backend;
 use crate::{Error, Result};
 
@@ -181,6 +186,9 @@ impl BlockCipher for Magma {
     fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
         Core::lanes(ciphers, |c| &c.core, true, blocks);
     }
+    fn feedback_lanes(ciphers: &[&Self], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
+        Core::feedback(ciphers, |c| &c.core, registers, run)
+    }
 }
 
 impl KeyInit for Magma {
@@ -263,6 +271,9 @@ impl BlockCipher for Gost28147 {
     }
     fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
         Core::lanes(ciphers, |c| &c.core, true, blocks);
+    }
+    fn feedback_lanes(ciphers: &[&Self], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
+        Core::feedback(ciphers, |c| &c.core, registers, run)
     }
 }
 

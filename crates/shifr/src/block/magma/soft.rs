@@ -15,6 +15,7 @@ use super::engine::MAX_LANES;
 #[cfg(target_arch = "x86_64")]
 use super::nibble::{nibble_tables, NibbleTables};
 use super::sbox::SBox;
+use crate::block::Feedback;
 use crate::cpu::Backend;
 
 /// The four combined lookup tables of one S-box set.
@@ -199,6 +200,32 @@ impl Core {
             }
         }
         Core::one_by_one(ciphers, core, decrypt, blocks);
+    }
+
+    /// Multi-stream feedback modes in one call ([`crate::block::BlockCipher::feedback_lanes`]):
+    /// only when every cipher has the same SIMD backend with such a kernel, S-box set and layout.
+    pub(crate) fn feedback<C>(
+        ciphers: &[&C],
+        core: impl Fn(&C) -> &Core,
+        registers: &mut [u8],
+        run: Feedback<'_, '_>,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(first) = ciphers.first().map(|c| core(c)) {
+            let Engine::Simd(simd) = first.engine else {
+                return false;
+            };
+            let uniform = ciphers.iter().map(|c| core(c)).all(|c| {
+                c.engine == first.engine && c.sbox == first.sbox && c.layout == first.layout
+            });
+            if !uniform {
+                return false;
+            }
+            let keys: Vec<&[u32; 8]> = ciphers.iter().map(|c| &core(c).words).collect();
+            return simd.feedback(&keys, first.nibbles, first.layout, registers, run);
+        }
+        let _ = (ciphers, core, registers, run);
+        false
     }
 
     /// Multi-stream without a lane kernel: each block with its own cipher's backend.

@@ -28,7 +28,7 @@ use super::nibble::{key_index, NibbleTables};
 use super::soft::Layout;
 
 /// Blocks per 512-bit register.
-const LANES: usize = 16;
+pub(super) const LANES: usize = 16;
 /// Bytes per register group (two registers: 16 blocks).
 const GROUP_BYTES: usize = 8 * LANES;
 /// Groups processed together; also the most lanes one [`Avx512Vbmi::lanes`] call takes is
@@ -130,7 +130,7 @@ static BIG_ENDIAN: Shuffles = shuffles(true);
 static GOST89: Shuffles = shuffles(false);
 
 /// Everything a round needs besides the state and the key, held in registers.
-struct Consts {
+pub(super) struct Consts {
     low: __m512i,
     high: __m512i,
     nibble: __m512i,
@@ -149,7 +149,7 @@ fn load64(bytes: &[u8; 64]) -> __m512i {
 impl Consts {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    fn new(tables: &NibbleTables, layout: Layout) -> Consts {
+    pub(super) fn new(tables: &NibbleTables, layout: Layout) -> Consts {
         let sh = match layout {
             Layout::BigEndian => &BIG_ENDIAN,
             Layout::Gost89 => &GOST89,
@@ -184,7 +184,7 @@ fn half_round(a: __m512i, b: __m512i, k: __m512i, c: &Consts) -> __m512i {
 /// `[a_1-slot word, a_0-slot word]` of the output.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn rounds<const G: usize, const DECRYPT: bool>(
+pub(super) fn rounds<const G: usize, const DECRYPT: bool>(
     state: &mut [[__m512i; 2]; G],
     keys: &[[__m512i; 8]; G],
     c: &Consts,
@@ -310,7 +310,7 @@ static NO_KEY: [u32; 8] = [0; 8];
 /// memory.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn lane_keys(keys: &[&[u32; 8]]) -> [__m512i; 8] {
+pub(super) fn lane_keys(keys: &[&[u32; 8]]) -> [__m512i; 8] {
     let key = |lane: usize| keys.get(lane).copied().unwrap_or(&NO_KEY);
     let index = |stage: usize, out: usize| {
         // SAFETY: 16 readable u32 (64 bytes); `loadu` has no alignment requirement.
