@@ -5,8 +5,8 @@
 //!   thread; CBC decryption copies the ciphertext block before each part as that part's IV first.
 //! - CTR: part `k` starts at the counter block advanced by the number of blocks before it (a
 //!   big-endian addition mod `2^n`, as the counter itself wraps); a part takes the backend's fused
-//!   one-pass CTR where it has one (AES on 512-bit VAES), else 4 KiB of key stream per
-//!   `encrypt_blocks` call.
+//!   one-pass CTR where it has one (AES on 512-bit VAES), else the single-thread mode's batches:
+//!   the same code per byte as on one thread.
 //! - Multi-stream CBC / CFB ([`crate::mode::multistream`]): the streams are divided into contiguous
 //!   groups of about equal bytes, one per thread; each group still runs its streams in lockstep
 //!   through `encrypt_lanes`, so fewer streams per group means narrower lanes.
@@ -30,18 +30,12 @@
 mod aead_split;
 
 use crate::block::BlockCipher;
-use crate::mode::ctr::fill_keystream;
+use crate::mode::ctr::xor_keystream;
 use crate::mode::{cbc, multistream};
-use crate::util::xor_in_place;
 use crate::{Error, Result};
-use zeroize::Zeroizing;
 
 /// Jobs of at least this many bytes are split over threads (1 MiB).
 pub const DEFAULT_MIN_PARALLEL: usize = 1 << 20;
-
-/// Key stream generated per `encrypt_blocks` call in CTR: large enough for the widest bitsliced
-/// and SIMD batches (512 blocks of 8 bytes, 256 of 16).
-const CTR_CHUNK_BYTES: usize = 4096;
 
 /// A thread count and a size threshold; cheap to create and to copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -376,20 +370,11 @@ fn add_be(block: &mut [u8], k: u64) {
     }
 }
 
-/// CTR over one part: the backend's fused one-pass path where it has one (as the single-thread
-/// mode takes it), else the key stream generated [`CTR_CHUNK_BYTES`] at a time.
+/// CTR over one part: exactly the single-thread mode's code (the backend's fused one-pass path
+/// where it has one, else its batches of key stream), so that a part costs what the same bytes cost
+/// on one thread.
 fn ctr_part<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], data: &mut [u8]) {
-    if c.ctr_xor(counter, data) {
-        return;
-    }
-    let n = counter.len();
-    let chunk = CTR_CHUNK_BYTES / n * n;
-    let mut keystream = Zeroizing::new(vec![0u8; chunk.min(data.len().div_ceil(n) * n)]);
-    for piece in data.chunks_mut(chunk) {
-        let ks = &mut keystream[..piece.len().div_ceil(n) * n];
-        fill_keystream(c, counter, ks);
-        xor_in_place(piece, ks);
-    }
+    xor_keystream(c, counter, data);
 }
 
 #[cfg(test)]
