@@ -147,16 +147,6 @@ fn store(b: &mut [u8], v: __m128i) {
     unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
 }
 
-#[inline]
-#[target_feature(enable = "sse2")]
-fn load_keys(keys: &[[u8; 16]; MAX_ROUND_KEYS]) -> [__m128i; MAX_ROUND_KEYS] {
-    let mut rk = [_mm_setzero_si128(); MAX_ROUND_KEYS];
-    for (r, k) in rk.iter_mut().zip(keys) {
-        *r = load(k);
-    }
-    rk
-}
-
 /// dec[0] = enc[Nr], dec[i] = InvMixColumns(enc[Nr - i]), dec[Nr] = enc[0].
 #[target_feature(enable = "aes")]
 fn inverse_round_keys(
@@ -173,78 +163,83 @@ fn inverse_round_keys(
 
 #[target_feature(enable = "aes")]
 fn encrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]) {
-    let rk = load_keys(keys);
+    // The round keys are read from `keys` in the rounds, not copied into a register array first:
+    // that copy (15 loads and, with only 16 SSE registers, 15 spill stores) cost a one-block call
+    // more than the block itself.
+    let rk = keys;
     let mut groups = data.chunks_exact_mut(16 * LANES);
     for group in &mut groups {
-        encrypt_group::<LANES>(&rk, rounds, group);
+        encrypt_group::<LANES>(rk, rounds, group);
     }
     // The last one to seven blocks interleaved too: a short message is all remainder.
     let rest = groups.into_remainder();
     match rest.len() / 16 {
         0 => {}
-        1 => encrypt_group::<1>(&rk, rounds, rest),
-        2 => encrypt_group::<2>(&rk, rounds, rest),
-        3 => encrypt_group::<3>(&rk, rounds, rest),
-        4 => encrypt_group::<4>(&rk, rounds, rest),
-        5 => encrypt_group::<5>(&rk, rounds, rest),
-        6 => encrypt_group::<6>(&rk, rounds, rest),
-        _ => encrypt_group::<7>(&rk, rounds, rest),
+        1 => encrypt_group::<1>(rk, rounds, rest),
+        2 => encrypt_group::<2>(rk, rounds, rest),
+        3 => encrypt_group::<3>(rk, rounds, rest),
+        4 => encrypt_group::<4>(rk, rounds, rest),
+        5 => encrypt_group::<5>(rk, rounds, rest),
+        6 => encrypt_group::<6>(rk, rounds, rest),
+        _ => encrypt_group::<7>(rk, rounds, rest),
     }
 }
 
 #[target_feature(enable = "aes")]
 fn decrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]) {
-    let rk = load_keys(keys);
+    let rk = keys; // read in the rounds, as in `encrypt_all`
     let mut groups = data.chunks_exact_mut(16 * LANES);
     for group in &mut groups {
-        decrypt_group::<LANES>(&rk, rounds, group);
+        decrypt_group::<LANES>(rk, rounds, group);
     }
     // The last one to seven blocks interleaved too: a short message is all remainder.
     let rest = groups.into_remainder();
     match rest.len() / 16 {
         0 => {}
-        1 => decrypt_group::<1>(&rk, rounds, rest),
-        2 => decrypt_group::<2>(&rk, rounds, rest),
-        3 => decrypt_group::<3>(&rk, rounds, rest),
-        4 => decrypt_group::<4>(&rk, rounds, rest),
-        5 => decrypt_group::<5>(&rk, rounds, rest),
-        6 => decrypt_group::<6>(&rk, rounds, rest),
-        _ => decrypt_group::<7>(&rk, rounds, rest),
+        1 => decrypt_group::<1>(rk, rounds, rest),
+        2 => decrypt_group::<2>(rk, rounds, rest),
+        3 => decrypt_group::<3>(rk, rounds, rest),
+        4 => decrypt_group::<4>(rk, rounds, rest),
+        5 => decrypt_group::<5>(rk, rounds, rest),
+        6 => decrypt_group::<6>(rk, rounds, rest),
+        _ => decrypt_group::<7>(rk, rounds, rest),
     }
 }
 
 /// Encrypts `N` consecutive blocks of `chunk` (16 * N bytes), interleaving their rounds.
 #[inline]
 #[target_feature(enable = "aes")]
-fn encrypt_group<const N: usize>(rk: &[__m128i; MAX_ROUND_KEYS], rounds: usize, chunk: &mut [u8]) {
+fn encrypt_group<const N: usize>(rk: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, chunk: &mut [u8]) {
     let mut s = [_mm_setzero_si128(); N];
     for (v, b) in s.iter_mut().zip(chunk.chunks_exact(16)) {
-        *v = _mm_xor_si128(load(b), rk[0]);
+        *v = _mm_xor_si128(load(b), load(&rk[0]));
     }
     for k in &rk[1..rounds] {
+        let k = load(k);
         for v in s.iter_mut() {
-            *v = _mm_aesenc_si128(*v, *k);
+            *v = _mm_aesenc_si128(*v, k);
         }
     }
     for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
-        store(b, _mm_aesenclast_si128(*v, rk[rounds]));
+        store(b, _mm_aesenclast_si128(*v, load(&rk[rounds])));
     }
 }
 
 /// Decrypts `N` consecutive blocks of `chunk` with the Equivalent Inverse Cipher.
 #[inline]
 #[target_feature(enable = "aes")]
-fn decrypt_group<const N: usize>(rk: &[__m128i; MAX_ROUND_KEYS], rounds: usize, chunk: &mut [u8]) {
+fn decrypt_group<const N: usize>(rk: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, chunk: &mut [u8]) {
     let mut s = [_mm_setzero_si128(); N];
     for (v, b) in s.iter_mut().zip(chunk.chunks_exact(16)) {
-        *v = _mm_xor_si128(load(b), rk[0]);
+        *v = _mm_xor_si128(load(b), load(&rk[0]));
     }
     for k in &rk[1..rounds] {
+        let k = load(k);
         for v in s.iter_mut() {
-            *v = _mm_aesdec_si128(*v, *k);
+            *v = _mm_aesdec_si128(*v, k);
         }
     }
     for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
-        store(b, _mm_aesdeclast_si128(*v, rk[rounds]));
+        store(b, _mm_aesdeclast_si128(*v, load(&rk[rounds])));
     }
 }
