@@ -74,25 +74,6 @@ KERNEL void chacha20_segments(GLOBAL u32 *data, GLOBAL const u32 *state, GLOBAL 
     for (u64 i = GLOBAL_ID(); i < nblocks; i += GLOBAL_SIZE()) {
         const u64 seg = i / seg_blocks, j = i % seg_blocks;
         GLOBAL const u32 *st = starts + 4 * (first_seg + seg);
-        const u32 c12 = st[0] + (u32)j, c13 = st[1], c14 = st[2], c15 = st[3];
-        u32 x0 = s[0], x1 = s[1], x2 = s[2], x3 = s[3];
-        u32 x4 = s[4], x5 = s[5], x6 = s[6], x7 = s[7];
-        u32 x8 = s[8], x9 = s[9], x10 = s[10], x11 = s[11];
-        u32 x12 = c12, x13 = c13, x14 = c14, x15 = c15;
-        for (int r = 0; r < 10; r++) {
-            CHACHA_QR(x0, x4, x8, x12)
-            CHACHA_QR(x1, x5, x9, x13)
-            CHACHA_QR(x2, x6, x10, x14)
-            CHACHA_QR(x3, x7, x11, x15)
-            CHACHA_QR(x0, x5, x10, x15)
-            CHACHA_QR(x1, x6, x11, x12)
-            CHACHA_QR(x2, x7, x8, x13)
-            CHACHA_QR(x3, x4, x9, x14)
-        }
-        GLOBAL u32 *d = data + seg * stride + 16 * j;
-        d[0] ^= x0 + s[0];    d[1] ^= x1 + s[1];    d[2] ^= x2 + s[2];    d[3] ^= x3 + s[3];
-        d[4] ^= x4 + s[4];    d[5] ^= x5 + s[5];    d[6] ^= x6 + s[6];    d[7] ^= x7 + s[7];
-        d[8] ^= x8 + s[8];    d[9] ^= x9 + s[9];    d[10] ^= x10 + s[10]; d[11] ^= x11 + s[11];
-        d[12] ^= x12 + c12;   d[13] ^= x13 + c13;   d[14] ^= x14 + c14;   d[15] ^= x15 + c15;
+        chacha20_block_xor(s, st[0] + (u32)j, st[1], st[2], st[3], data + seg * stride + 16 * j);
     }
 }
