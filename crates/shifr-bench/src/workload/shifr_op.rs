@@ -190,49 +190,27 @@ fn single_op_on(
     let iv = bench_iv(alg.iv.default_len(), stream);
     let dir = w.direction;
     Ok(match plan {
-        Plan::Block(family, mode) => match family {
-            Family::Aes => {
-                let c = aes(w, &key)?;
-                let backend = c.backend().name().to_string();
-                block_op(c, backend, alg, mode, iv, dir, engine)?
+        Plan::Block(family, mode) => {
+            // Every family's op differs only in its cipher and the backend name it reports.
+            macro_rules! op {
+                ($cipher:expr, $backend:expr) => {
+                    block_op($cipher, $backend, alg, mode, iv, dir, engine)?
+                };
             }
-            Family::Tdes => block_op(
-                Tdes::new(&key)?,
-                catalogue_backend(alg),
-                alg,
-                mode,
-                iv,
-                dir,
-                engine,
-            )?,
-            Family::Magma => block_op(
-                Magma::new(&key)?,
-                catalogue_backend(alg),
-                alg,
-                mode,
-                iv,
-                dir,
-                engine,
-            )?,
-            Family::Kuznyechik => block_op(
-                Kuznyechik::new(&key)?,
-                catalogue_backend(alg),
-                alg,
-                mode,
-                iv,
-                dir,
-                engine,
-            )?,
-            Family::Gost28147(sbox) => block_op(
-                Gost28147::new(&key, sbox)?,
-                catalogue_backend(alg),
-                alg,
-                mode,
-                iv,
-                dir,
-                engine,
-            )?,
-        },
+            match family {
+                Family::Aes => {
+                    let c = aes(w, &key)?;
+                    let backend = c.backend().name().to_string();
+                    op!(c, backend)
+                }
+                Family::Tdes => op!(Tdes::new(&key)?, catalogue_backend(alg)),
+                Family::Magma => op!(Magma::new(&key)?, catalogue_backend(alg)),
+                Family::Kuznyechik => op!(Kuznyechik::new(&key)?, catalogue_backend(alg)),
+                Family::Gost28147(sbox) => {
+                    op!(Gost28147::new(&key, sbox)?, catalogue_backend(alg))
+                }
+            }
+        }
         Plan::Gcm => {
             let gcm = match w.backend {
                 Some(b) => AesGcm::with_backend(&key, 16, b).or_else(|_| AesGcm::new(&key, 16))?,
