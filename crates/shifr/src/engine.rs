@@ -28,25 +28,74 @@
 
 #[path = "engine_aead.rs"]
 mod aead_split;
+#[path = "engine_chacha.rs"]
+mod chacha_split;
+#[path = "engine_pool.rs"]
+mod pool;
 
 use crate::block::BlockCipher;
 use crate::mode::ctr::xor_keystream;
 use crate::mode::{cbc, multistream};
 use crate::{Error, Result};
+use pool::Pool;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// Jobs of at least this many bytes are split over threads (1 MiB).
 pub const DEFAULT_MIN_PARALLEL: usize = 1 << 20;
 
-/// A thread count and a size threshold; cheap to create and to copy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Parts per thread a large job is cut into at most: enough that the threads finish within a small
+/// fraction of the job of each other however their start and speed differ.
+const PARTS_PER_THREAD: usize = 16;
+
+/// Parts are no smaller than this (when the job is large enough for one per thread), so that a
+/// part's fixed cost (a counter jump, a hash sum to combine, a claim on the shared counter) stays
+/// negligible.
+const MIN_PART_BYTES: usize = 32 << 10;
+
+/// Part boundaries fall on multiples of this many bytes (and of the job's unit) when the job is
+/// large enough: no two threads write the same cache line.
+const CACHE_LINE: usize = 64;
+
+/// A thread count and a size threshold, and (once a job is split) a handle on the shared worker
+/// pool. Cheap to create and to clone; clones share the pool.
+#[derive(Debug, Clone)]
 pub struct Engine {
     threads: usize,
     min_parallel: usize,
+    pool: OnceLock<Arc<Pool>>,
 }
+
+impl PartialEq for Engine {
+    fn eq(&self, other: &Engine) -> bool {
+        (self.threads, self.min_parallel) == (other.threads, other.min_parallel)
+    }
+}
+
+impl Eq for Engine {}
+
+/// The process-wide pool, grown (replaced by a larger one) when an engine needs more workers than
+/// it has; engines holding the old pool keep it until they are dropped, which joins its workers.
+fn shared_pool(workers: usize) -> Arc<Pool> {
+    static SHARED: Mutex<Option<Arc<Pool>>> = Mutex::new(None);
+    let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    match &*shared {
+        Some(p) if p.workers() >= workers => Arc::clone(p),
+        _ => {
+            let p = Arc::new(Pool::new(workers));
+            *shared = Some(Arc::clone(&p));
+            p
+        }
+    }
+}
+
+/// The error a panic inside a part becomes (a bug; the job's output is then incomplete).
+const WORKER_PANICKED: Error = Error::InvalidParameter("engine: a part of the job panicked");
 
 impl Engine {
     /// An engine using `threads` threads; 0 means every core (`std::thread::available_parallelism`,
-    /// 1 if unknown).
+    /// 1 if unknown). Its worker threads (`threads - 1` of them, from a pool shared by all engines
+    /// of the process) are started by the first job it splits and parked between jobs.
     pub fn new(threads: usize) -> Engine {
         let threads = if threads == 0 {
             std::thread::available_parallelism().map_or(1, usize::from)
@@ -56,6 +105,7 @@ impl Engine {
         Engine {
             threads,
             min_parallel: DEFAULT_MIN_PARALLEL,
+            pool: OnceLock::new(),
         }
     }
 
@@ -77,78 +127,115 @@ impl Engine {
         self.min_parallel
     }
 
-    /// Number of parts for a job of `bytes` bytes made of `units` indivisible units.
-    fn parts(&self, bytes: usize, units: usize) -> usize {
-        if bytes < self.min_parallel.max(1) || units == 0 {
-            1
-        } else {
-            self.threads.min(units).max(1)
+    /// Whether a job of `bytes` bytes is split at all.
+    fn splits(&self, bytes: usize) -> bool {
+        self.threads > 1 && bytes >= self.min_parallel.max(1)
+    }
+
+    /// The byte ranges a job of `len` bytes is cut into, each a whole number of `unit`s except the
+    /// last, which takes what is left (a partial unit included). One range when the job is not
+    /// split. Otherwise between `threads` and `threads * PARTS_PER_THREAD` ranges of at least
+    /// `MIN_PART_BYTES` where the job allows, cut at multiples of 64 bytes where it has enough of
+    /// them; sizes differ by at most one granule.
+    fn cut(&self, len: usize, unit: usize) -> Vec<Range<usize>> {
+        let unit = unit.max(1);
+        if !self.splits(len) || len / unit < 2 {
+            return vec![0..len];
         }
+        let line = lcm(unit, CACHE_LINE);
+        let granule = if len / line >= self.threads {
+            line
+        } else {
+            unit
+        };
+        let granules = len / granule;
+        let parts = (len / MIN_PART_BYTES)
+            .clamp(self.threads, self.threads * PARTS_PER_THREAD)
+            .min(granules);
+        let (base, extra) = (granules / parts, granules % parts);
+        let mut ranges = Vec::with_capacity(parts);
+        let mut start = 0;
+        for k in 0..parts {
+            let end = if k + 1 == parts {
+                len
+            } else {
+                start + (base + usize::from(k < extra)) * granule
+            };
+            ranges.push(start..end);
+            start = end;
+        }
+        ranges
     }
 
-    /// Cuts `data` into `parts` pieces of whole `unit`s (sizes differ by at most one unit) and runs
-    /// `work(offset, piece)` on each, in parallel; the calling thread takes the last piece.
-    fn split<F>(data: &mut [u8], unit: usize, parts: usize, work: F)
-    where
-        F: Fn(usize, &mut [u8]) + Sync,
-    {
-        Engine::split_map(data, unit, parts, work);
+    /// Runs `task(k)` for each `k` in `0..parts` on this engine's threads (the calling thread
+    /// takes parts too) and returns when all have finished.
+    fn run(&self, parts: usize, task: &pool::Task<'_>) -> Result<()> {
+        if parts <= 1 || self.threads <= 1 {
+            return pool::run_alone(parts, task).map_err(|_| WORKER_PANICKED);
+        }
+        let pool = self.pool.get_or_init(|| shared_pool(self.threads - 1));
+        pool.run(self.threads - 1, parts, task)
+            .map_err(|_| WORKER_PANICKED)
     }
 
-    /// [`Engine::split`] collecting each piece's result, in piece order. The last piece may hold
-    /// the part of a unit left over.
-    fn split_map<R, F>(data: &mut [u8], unit: usize, parts: usize, work: F) -> Vec<R>
+    /// Cuts `data` into `ranges` and runs `work(offset, piece)` on each on this engine's threads,
+    /// collecting each piece's result in piece order.
+    fn split_map<R, F>(&self, data: &mut [u8], ranges: &[Range<usize>], work: F) -> Result<Vec<R>>
     where
         R: Send,
         F: Fn(usize, &mut [u8]) -> R + Sync,
     {
-        if parts <= 1 {
-            return vec![work(0, data)];
+        if ranges.len() <= 1 {
+            return Ok(vec![work(0, data)]);
         }
-        let units = data.len() / unit;
-        let (base, extra) = (units / parts, units % parts);
-        std::thread::scope(|scope| {
-            let mut rest = data;
-            let mut offset = 0;
-            let mut handles = Vec::with_capacity(parts - 1);
-            let mut last = None;
-            for k in 0..parts {
-                let len = (base + usize::from(k < extra)) * unit;
-                let len = if k == parts - 1 { rest.len() } else { len };
-                let (piece, tail) = rest.split_at_mut(len);
-                rest = tail;
-                let work = &work;
-                if k == parts - 1 {
-                    last = Some(work(offset, piece));
-                } else {
-                    handles.push(scope.spawn(move || work(offset, piece)));
-                }
-                offset += len;
+        let mut pieces = Vec::with_capacity(ranges.len());
+        let mut rest = data;
+        for r in ranges {
+            let (piece, tail) = rest.split_at_mut(r.len());
+            pieces.push(Mutex::new(Some((r.start, piece))));
+            rest = tail;
+        }
+        let results: Vec<Mutex<Option<R>>> = ranges.iter().map(|_| Mutex::new(None)).collect();
+        self.run(ranges.len(), &|k| {
+            let taken = pieces[k]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some((offset, piece)) = taken {
+                let r = work(offset, piece);
+                *results[k].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
             }
-            let mut out: Vec<R> = handles
-                .into_iter()
-                // A worker panics only if `work` does; pass the panic on as the scope would.
-                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect();
-            out.extend(last);
-            out
-        })
+        })?;
+        results
+            .into_iter()
+            .map(|r| {
+                r.into_inner()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .ok_or(WORKER_PANICKED)
+            })
+            .collect()
+    }
+
+    /// [`Engine::split_map`] for work without a result.
+    fn split<F>(&self, data: &mut [u8], ranges: &[Range<usize>], work: F) -> Result<()>
+    where
+        F: Fn(usize, &mut [u8]) + Sync,
+    {
+        self.split_map(data, ranges, work).map(|_| ())
     }
 
     /// ECB encryption of `data` (a whole number of blocks) in place.
     pub fn ecb_encrypt<C: BlockCipher + ?Sized>(&self, c: &C, data: &mut [u8]) -> Result<()> {
         let n = check_aligned(c.block_size(), data.len())?;
-        let parts = self.parts(data.len(), data.len() / n);
-        Engine::split(data, n, parts, |_, piece| c.encrypt_blocks(piece));
-        Ok(())
+        let ranges = self.cut(data.len(), n);
+        self.split(data, &ranges, |_, piece| c.encrypt_blocks(piece))
     }
 
     /// ECB decryption of `data` (a whole number of blocks) in place.
     pub fn ecb_decrypt<C: BlockCipher + ?Sized>(&self, c: &C, data: &mut [u8]) -> Result<()> {
         let n = check_aligned(c.block_size(), data.len())?;
-        let parts = self.parts(data.len(), data.len() / n);
-        Engine::split(data, n, parts, |_, piece| c.decrypt_blocks(piece));
-        Ok(())
+        let ranges = self.cut(data.len(), n);
+        self.split(data, &ranges, |_, piece| c.decrypt_blocks(piece))
     }
 
     /// CBC decryption in place, with the register `iv` of `z * n` bytes exactly as
@@ -165,30 +252,25 @@ impl Engine {
         if n == 0 || m == 0 || !m.is_multiple_of(n) || !data.len().is_multiple_of(n) {
             return cbc::decrypt(c, iv, data);
         }
-        let units = data.len() / m;
-        let parts = self.parts(data.len(), units);
-        if parts <= 1 {
+        let ranges = self.cut(data.len(), m);
+        if ranges.len() <= 1 {
             return cbc::decrypt(c, iv, data);
         }
-        // Each part's register is the ciphertext just before it: copy them all before any
-        // part is decrypted in place. Parts are whole registers except the last, as in `split`.
-        let (base, extra) = (units / parts, units % parts);
-        let mut registers = Vec::with_capacity(parts);
-        let mut start = 0;
-        for k in 0..parts {
-            registers.push(if k == 0 {
-                iv.to_vec()
-            } else {
-                data[start - m..start].to_vec()
-            });
-            start += (base + usize::from(k < extra)) * m;
-        }
-        Engine::split(data, m, parts, |offset, piece| {
-            let k = part_index(offset / m, base, extra);
+        // Each part's register is the ciphertext just before it: copy them all before any part is
+        // decrypted in place. Every part but the last is a whole number of registers.
+        let registers: Vec<Vec<u8>> = ranges
+            .iter()
+            .map(|r| match r.start {
+                0 => iv.to_vec(),
+                s => data[s - m..s].to_vec(),
+            })
+            .collect();
+        let starts: Vec<usize> = ranges.iter().map(|r| r.start).collect();
+        self.split(data, &ranges, |offset, piece| {
+            let k = starts.partition_point(|&s| s < offset);
             // Cannot fail: the register length and every piece's alignment were checked above.
             let _ = cbc::decrypt(c, &registers[k], piece);
-        });
-        Ok(())
+        })
     }
 
     /// XORs the CTR key stream starting at `counter_block` (`n` bytes, incremented as a big-endian
@@ -205,14 +287,13 @@ impl Engine {
             // The single-thread mode returns the matching error.
             return crate::mode::ctr::apply(c, counter_block, &mut []);
         }
-        let parts = self.parts(data.len(), data.len().div_ceil(n));
-        Engine::split(data, n, parts, |offset, piece| {
+        let ranges = self.cut(data.len(), n);
+        self.split(data, &ranges, |offset, piece| {
             let mut counter = [0u8; 16];
             counter[..n].copy_from_slice(counter_block);
             add_be(&mut counter[..n], (offset / n) as u64);
             ctr_part(c, &mut counter[..n], piece);
-        });
-        Ok(())
+        })
     }
 
     /// [`multistream::cbc_encrypt`] with the streams spread over threads.
@@ -264,12 +345,17 @@ impl Engine {
         run: MultistreamFn<C>,
     ) -> Result<()> {
         let total: usize = data.iter().map(|d| d.len()).sum();
-        let parts = self.parts(total, data.len());
+        let parts = if self.splits(total) {
+            self.threads.min(data.len())
+        } else {
+            1
+        };
         if parts <= 1 {
             return run(ciphers, ivs, data);
         }
         check_streams(ciphers, ivs, data, whole_blocks)?;
-        // Contiguous groups of streams, cut where the running byte count passes k * total / parts.
+        // Contiguous groups of streams, cut where the running byte count passes k * total / parts:
+        // as few groups as threads, since each group runs its streams in lockstep lanes.
         let mut bounds = vec![0usize];
         let mut sum = 0;
         for (i, d) in data.iter().enumerate() {
@@ -280,39 +366,44 @@ impl Engine {
             }
         }
         bounds.push(data.len());
-        let results: Vec<Result<()>> = std::thread::scope(|scope| {
-            let mut rest = data;
-            let mut handles = Vec::new();
-            for w in bounds.windows(2) {
-                let (group, tail) = rest.split_at_mut(w[1] - w[0]);
-                rest = tail;
-                let (c, v) = (&ciphers[w[0]..w[1]], &ivs[w[0]..w[1]]);
-                handles.push(scope.spawn(move || run(c, v, group)));
+        let mut groups = Vec::with_capacity(bounds.len() - 1);
+        let mut rest = data;
+        for w in bounds.windows(2) {
+            let (group, tail) = rest.split_at_mut(w[1] - w[0]);
+            rest = tail;
+            groups.push(Mutex::new(Some((w[0]..w[1], group))));
+        }
+        let results: Vec<Mutex<Result<()>>> = groups
+            .iter()
+            .map(|_| Mutex::new(Err(WORKER_PANICKED)))
+            .collect();
+        self.run(groups.len(), &|k| {
+            let taken = groups[k]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some((r, group)) = taken {
+                let out = run(&ciphers[r.clone()], &ivs[r], group);
+                *results[k].lock().unwrap_or_else(PoisonError::into_inner) = out;
             }
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or(Err(Error::InvalidParameter("worker failed")))
-                })
-                .collect()
-        });
-        results.into_iter().collect()
+        })?;
+        results
+            .into_iter()
+            .map(|r| r.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .collect()
     }
 }
 
 /// A single-thread multi-stream mode of [`crate::mode::multistream`].
 type MultistreamFn<C> = fn(&[&C], &[&[u8]], &mut [&mut [u8]]) -> Result<()>;
 
-/// Index of the part that starts at register `unit`, for parts of `base + 1` units (the first
-/// `extra`) then `base` units.
-fn part_index(unit: usize, base: usize, extra: usize) -> usize {
-    let big = extra * (base + 1);
-    if unit < big {
-        unit / (base + 1)
-    } else {
-        extra + (unit - big) / base.max(1)
+/// Least common multiple (of small positive sizes).
+fn lcm(a: usize, b: usize) -> usize {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
     }
+    a / x * b
 }
 
 fn check_aligned(n: usize, len: usize) -> Result<usize> {
@@ -415,16 +506,59 @@ mod tests {
     }
 
     #[test]
-    fn part_index_matches_the_split() {
-        for parts in 1..6 {
-            for units in parts..40 {
-                let (base, extra) = (units / parts, units % parts);
-                let mut start = 0;
-                for k in 0..parts {
-                    assert_eq!(part_index(start, base, extra), k);
-                    start += base + usize::from(k < extra);
+    fn cuts_cover_the_job_in_aligned_parts() {
+        for threads in 1..6 {
+            let e = Engine::new(threads).with_min_parallel(1);
+            for unit in [1usize, 8, 16, 24, 48, 64] {
+                for len in [
+                    0usize,
+                    1,
+                    15,
+                    64,
+                    100,
+                    1000,
+                    4096,
+                    70_000,
+                    1 << 20,
+                    (1 << 20) + 9,
+                ] {
+                    let ranges = e.cut(len, unit);
+                    assert_eq!(ranges.first().map(|r| r.start), Some(0));
+                    assert_eq!(ranges.last().map(|r| r.end), Some(len));
+                    assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+                    assert!(ranges.len() <= (threads * PARTS_PER_THREAD).max(1));
+                    if threads > 1 && len / unit >= 2 {
+                        assert!(
+                            ranges.len() >= threads.min(len / unit),
+                            "{threads} {unit} {len}"
+                        );
+                    }
+                    let body = &ranges[..ranges.len() - 1];
+                    assert!(body
+                        .iter()
+                        .all(|r| r.start % unit == 0 && r.len() % unit == 0));
+                    if len / lcm(unit, 64) >= threads {
+                        assert!(
+                            body.iter().all(|r| r.len() % 64 == 0),
+                            "{threads} {unit} {len}"
+                        );
+                    }
                 }
             }
         }
+        assert_eq!(
+            Engine::new(1).with_min_parallel(1).cut(1 << 20, 16).len(),
+            1
+        );
+        assert_eq!(Engine::new(4).cut(1000, 16).len(), 1);
+        assert_eq!(Engine::new(2).cut(8 << 20, 16).len(), 2 * PARTS_PER_THREAD);
+    }
+
+    #[test]
+    fn lcm_of_block_sizes() {
+        assert_eq!(lcm(16, 64), 64);
+        assert_eq!(lcm(8, 64), 64);
+        assert_eq!(lcm(48, 64), 192);
+        assert_eq!(lcm(1, 64), 64);
     }
 }

@@ -34,14 +34,14 @@ impl Engine {
     /// [`Aead::seal`] of `gcm` with the message split over this engine's threads: the same
     /// ciphertext and tag for any thread count.
     pub fn gcm_seal(&self, gcm: &AesGcm, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
-        let parts = self.parts(data.len(), data.len().div_ceil(GCM_BLOCK));
-        if parts <= 1 {
+        let ranges = self.cut(data.len(), GCM_BLOCK);
+        if ranges.len() <= 1 {
             return gcm.seal(nonce, aad, data);
         }
         let j0 = gcm.begin_split(nonce, aad, data)?;
-        let mut sums = Engine::split_map(data, GCM_BLOCK, parts, |offset, part| {
+        let mut sums = self.split_map(data, &ranges, |offset, part| {
             (gcm.seal_part(&j0, offset / GCM_BLOCK, part), part.len())
-        });
+        })?;
         gcm.tag_from_parts(&j0, aad, &mut sums)
     }
 
@@ -55,23 +55,21 @@ impl Engine {
         data: &mut [u8],
         tag: &[u8],
     ) -> Result<()> {
-        let parts = self.parts(data.len(), data.len().div_ceil(GCM_BLOCK));
-        if parts <= 1 {
+        let ranges = self.cut(data.len(), GCM_BLOCK);
+        if ranges.len() <= 1 {
             return gcm.open(nonce, aad, data, tag);
         }
         gcm.check_open_tag_len(tag)?;
         let j0 = gcm.begin_split(nonce, aad, data)?;
-        let mut sums = Engine::split_map(data, GCM_BLOCK, parts, |_, part| {
-            (gcm.hash_part(part), part.len())
-        });
+        let mut sums =
+            self.split_map(data, &ranges, |_, part| (gcm.hash_part(part), part.len()))?;
         let expected = gcm.tag_from_parts(&j0, aad, &mut sums)?;
         if !ct_eq(expected.as_ref(), tag) {
             return Err(Error::AuthenticationFailed);
         }
-        Engine::split(data, GCM_BLOCK, parts, |offset, part| {
+        self.split(data, &ranges, |offset, part| {
             gcm.decrypt_part(&j0, offset / GCM_BLOCK, part)
-        });
-        Ok(())
+        })
     }
 
     /// [`Aead::seal`] of `mgm` with the message split over this engine's threads: the same
@@ -84,17 +82,17 @@ impl Engine {
         data: &mut [u8],
     ) -> Result<Tag> {
         let n = mgm.block_len();
-        let parts = self.parts(data.len(), data.len().div_ceil(n));
-        if parts <= 1 {
+        let ranges = self.cut(data.len(), n);
+        if ranges.len() <= 1 {
             return mgm.seal(nonce, aad, data);
         }
         let counters = mgm.begin_split(nonce, aad.len(), data.len())?;
-        let mut sums = Engine::split_map(data, n, parts, |offset, part| {
+        let mut sums = self.split_map(data, &ranges, |offset, part| {
             (
                 mgm.seal_part(counters, aad.len(), offset / n, part),
                 part.len(),
             )
-        });
+        })?;
         mgm.tag_from_parts(counters.1, aad, &mut sums)
     }
 
@@ -109,22 +107,21 @@ impl Engine {
         tag: &[u8],
     ) -> Result<()> {
         let n = mgm.block_len();
-        let parts = self.parts(data.len(), data.len().div_ceil(n));
-        if parts <= 1 {
+        let ranges = self.cut(data.len(), n);
+        if ranges.len() <= 1 {
             return mgm.open(nonce, aad, data, tag);
         }
         let (y1, z1) = mgm.begin_split(nonce, aad.len(), data.len())?;
         mgm.check_open_tag_len(tag)?;
-        let mut sums = Engine::split_map(data, n, parts, |offset, part| {
+        let mut sums = self.split_map(data, &ranges, |offset, part| {
             (mgm.hash_part(z1, aad.len(), offset / n, part), part.len())
-        });
+        })?;
         let expected = mgm.tag_from_parts(z1, aad, &mut sums)?;
         if !ct_eq(expected.as_ref(), tag) {
             return Err(Error::AuthenticationFailed);
         }
-        Engine::split(data, n, parts, |offset, part| {
+        self.split(data, &ranges, |offset, part| {
             mgm.decrypt_part(y1, offset / n, part)
-        });
-        Ok(())
+        })
     }
 }

@@ -246,3 +246,74 @@ fn thread_count_zero_means_every_core_and_defaults() {
     assert_eq!(e.min_parallel(), DEFAULT_MIN_PARALLEL);
     assert_eq!(Engine::new(3).threads(), 3);
 }
+
+/// A job large enough to be cut into many parts per thread (handed out dynamically by the pool)
+/// still gives the single-thread result, for ECB, CBC decryption and CTR, and an engine reused for
+/// many jobs in a row (its workers parked in between) keeps doing so.
+#[test]
+fn many_parts_per_thread_identical_to_one_thread() {
+    let mut rng = StdRng::seed_from_u64(11);
+    let c = Aes::new(&random_bytes(&mut rng, 16)).unwrap();
+    let pt = random_bytes(&mut rng, (3 << 20) + 48);
+    let iv = random_bytes(&mut rng, 16);
+    let mut ecb_expect = pt.clone();
+    ecb::encrypt(&c, &mut ecb_expect).unwrap();
+    let mut cbc_expect = pt.clone();
+    cbc::decrypt(&c, &iv, &mut cbc_expect).unwrap();
+    let mut ctr_expect = pt[5..].to_vec();
+    ctr::apply(&c, &iv, &mut ctr_expect).unwrap();
+    for threads in [2, 3, 5] {
+        let e = Engine::new(threads);
+        for round in 0..3 {
+            let tag = format!("{threads} threads, round {round}");
+            let mut data = pt.clone();
+            e.ecb_encrypt(&c, &mut data).unwrap();
+            assert!(data == ecb_expect, "ecb, {tag}");
+            let mut data = pt.clone();
+            e.cbc_decrypt(&c, &iv, &mut data).unwrap();
+            assert!(data == cbc_expect, "cbc, {tag}");
+            let mut data = pt[5..].to_vec();
+            e.ctr_apply(&c, &iv, &mut data).unwrap();
+            assert!(data == ctr_expect, "ctr, {tag}");
+        }
+    }
+}
+
+/// A cipher whose every call panics: the engine reports an error instead of hanging or unwinding,
+/// and stays usable.
+struct Panicking;
+
+impl BlockCipher for Panicking {
+    fn block_size(&self) -> usize {
+        16
+    }
+
+    fn encrypt_blocks(&self, data: &mut [u8]) {
+        assert!(data.is_empty(), "this cipher always fails");
+    }
+
+    fn decrypt_blocks(&self, data: &mut [u8]) {
+        assert!(data.is_empty(), "this cipher always fails");
+    }
+}
+
+#[test]
+fn a_panic_inside_a_part_becomes_an_error() {
+    let mut data = vec![0u8; 64 * 1024];
+    for threads in [2, 4] {
+        let e = Engine::new(threads).with_min_parallel(1);
+        assert!(matches!(
+            e.ecb_encrypt(&Panicking, &mut data),
+            Err(Error::InvalidParameter(_))
+        ));
+        assert!(matches!(
+            e.ecb_decrypt(&Panicking, &mut data),
+            Err(Error::InvalidParameter(_))
+        ));
+        let c = Aes::new(&[1u8; 16]).unwrap();
+        let mut expect = data.clone();
+        ecb::encrypt(&c, &mut expect).unwrap();
+        e.ecb_encrypt(&c, &mut data).unwrap();
+        assert!(data == expect, "{threads} threads after a panic");
+    }
+}

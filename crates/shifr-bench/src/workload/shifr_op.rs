@@ -138,7 +138,8 @@ pub fn shifr_op(w: &Workload) -> Result<Box<dyn Op>, BenchError> {
 }
 
 /// shifr's op for the whole message of a multi-threaded, single-stream workload whose algorithm the
-/// library engine splits itself (AES-GCM, MGM, CTR, ECB): one call of [`shifr::engine::Engine`]
+/// library engine splits itself (AES-GCM, MGM, CTR, ECB, ChaCha20, (X)ChaCha20-Poly1305): one call
+/// of [`shifr::engine::Engine`]
 /// with `w.threads` threads and its default threshold per message, as a user of the library gets.
 /// `None` for every other workload (the runner then splits the message into per-thread parts).
 pub fn shifr_engine_op(w: &Workload) -> Result<Option<Box<dyn Op>>, BenchError> {
@@ -148,7 +149,11 @@ pub fn shifr_engine_op(w: &Workload) -> Result<Option<Box<dyn Op>>, BenchError> 
     }
     let plan = match plan(w.alg) {
         Some(
-            p @ (Plan::Gcm | Plan::Block(_, Mode::Mgm | Mode::Ctr | Mode::GostCtr | Mode::Ecb)),
+            p @ (Plan::Gcm
+            | Plan::ChaCha20
+            | Plan::ChaCha20Poly1305
+            | Plan::XChaCha20Poly1305
+            | Plan::Block(_, Mode::Mgm | Mode::Ctr | Mode::GostCtr | Mode::Ecb)),
         ) => p,
         _ => return Ok(None),
     };
@@ -222,15 +227,39 @@ fn single_op_on(
                 None => Box::new(AeadOp::new(gcm, backend, iv, dir)),
             }
         }
-        Plan::ChaCha20 => Box::new(StreamOp::ChaCha(openssl_chacha(&key, &iv)?, key, iv)),
+        Plan::ChaCha20 => {
+            let cipher = openssl_chacha(&key, &iv)?;
+            match engine {
+                Some(engine) => Box::new(SplitChaCha::new(engine, cipher, key, iv)),
+                None => Box::new(StreamOp::ChaCha(cipher, key, iv)),
+            }
+        }
         Plan::XChaCha20 => Box::new(StreamOp::XChaCha(XChaCha20::new(&key, &iv, 0)?, key, iv)),
         Plan::ChaCha20Poly1305 => {
             let backend = alg.implementation().to_string();
-            Box::new(AeadOp::new(ChaCha20Poly1305::new(&key)?, backend, iv, dir))
+            let aead = ChaCha20Poly1305::new(&key)?;
+            match engine {
+                Some(engine) => Box::new(AeadOp::new(
+                    SplitChaChaPoly { aead, engine },
+                    backend,
+                    iv,
+                    dir,
+                )),
+                None => Box::new(AeadOp::new(aead, backend, iv, dir)),
+            }
         }
         Plan::XChaCha20Poly1305 => {
             let backend = alg.implementation().to_string();
-            Box::new(AeadOp::new(XChaCha20Poly1305::new(&key)?, backend, iv, dir))
+            let aead = XChaCha20Poly1305::new(&key)?;
+            match engine {
+                Some(engine) => Box::new(AeadOp::new(
+                    SplitXChaChaPoly { aead, engine },
+                    backend,
+                    iv,
+                    dir,
+                )),
+                None => Box::new(AeadOp::new(aead, backend, iv, dir)),
+            }
         }
     })
 }
@@ -319,6 +348,107 @@ impl<C: BlockCipher> Aead for SplitMgm<C> {
 
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> shifr::Result<()> {
         self.engine.mgm_open(&self.mgm, nonce, aad, data, tag)
+    }
+}
+
+/// ChaCha20-Poly1305 sealed and opened through the engine (one message split over its threads).
+struct SplitChaChaPoly {
+    aead: ChaCha20Poly1305,
+    engine: Engine,
+}
+
+impl Aead for SplitChaChaPoly {
+    fn tag_len(&self) -> usize {
+        self.aead.tag_len()
+    }
+
+    fn nonce_len_desc(&self) -> &'static str {
+        self.aead.nonce_len_desc()
+    }
+
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> shifr::Result<Tag> {
+        self.engine
+            .chacha20poly1305_seal(&self.aead, nonce, aad, data)
+    }
+
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> shifr::Result<()> {
+        self.engine
+            .chacha20poly1305_open(&self.aead, nonce, aad, data, tag)
+    }
+}
+
+/// XChaCha20-Poly1305 sealed and opened through the engine.
+struct SplitXChaChaPoly {
+    aead: XChaCha20Poly1305,
+    engine: Engine,
+}
+
+impl Aead for SplitXChaChaPoly {
+    fn tag_len(&self) -> usize {
+        self.aead.tag_len()
+    }
+
+    fn nonce_len_desc(&self) -> &'static str {
+        self.aead.nonce_len_desc()
+    }
+
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> shifr::Result<Tag> {
+        self.engine
+            .xchacha20poly1305_seal(&self.aead, nonce, aad, data)
+    }
+
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> shifr::Result<()> {
+        self.engine
+            .xchacha20poly1305_open(&self.aead, nonce, aad, data, tag)
+    }
+}
+
+/// ChaCha20 through the engine: each message is split over its threads. The key stream continues
+/// from message to message at whole blocks (a message of `len` bytes uses `ceil(len / 64)`
+/// blocks), so the first message equals the streaming op's; at the end of the 32-bit counter it
+/// starts over from the IV's counter, as [`StreamOp`] does.
+struct SplitChaCha {
+    engine: Engine,
+    backend: String,
+    key: Vec<u8>,
+    iv: Vec<u8>,
+    /// The block counter the next message starts at.
+    counter: u64,
+}
+
+impl SplitChaCha {
+    fn new(engine: Engine, cipher: ChaCha20, key: Vec<u8>, iv: Vec<u8>) -> SplitChaCha {
+        SplitChaCha {
+            engine,
+            backend: cipher.implementation().to_string(),
+            counter: u64::from(Self::first_counter(&iv)),
+            key,
+            iv,
+        }
+    }
+
+    /// OpenSSL's IV layout: the 32-bit little-endian block counter first.
+    fn first_counter(iv: &[u8]) -> u32 {
+        u32::from_le_bytes([iv[0], iv[1], iv[2], iv[3]])
+    }
+}
+
+impl Op for SplitChaCha {
+    fn run(&mut self, buf: &mut [u8]) -> Result<(), BenchError> {
+        let blocks = buf.len().div_ceil(64) as u64;
+        if self.counter + blocks > 1 << 32 {
+            self.counter = u64::from(Self::first_counter(&self.iv));
+        }
+        // Below 2^32: a message the counter space cannot hold fails in the call below.
+        let counter = u32::try_from(self.counter).unwrap_or(u32::MAX);
+        self.engine
+            .chacha20_apply(&self.key, &self.iv[4..], counter, buf)?;
+        self.counter += blocks;
+        Ok(())
+    }
+
+    fn backend(&self) -> String {
+        self.backend.clone()
     }
 }
 
@@ -694,6 +824,9 @@ mod tests {
             "aes-128-ctr",
             "magma-ctr",
             "kuznyechik-ecb",
+            "chacha20",
+            "chacha20-poly1305",
+            "xchacha20-poly1305",
         ] {
             let alg = catalog::lookup(name).unwrap();
             for dir in [Direction::Encrypt, Direction::Decrypt] {

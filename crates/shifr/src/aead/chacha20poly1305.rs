@@ -133,6 +133,11 @@ impl ChaCha20Poly1305 {
         })
     }
 
+    /// The key, for the engine's split of one message over threads (`crate::engine`).
+    pub(crate) fn key_bytes(&self) -> &[u8; 32] {
+        &self.key
+    }
+
     fn nonce(nonce: &[u8]) -> Result<&[u8; 12]> {
         nonce.try_into().map_err(|_| Error::InvalidNonceLength {
             expected: "12",
@@ -202,6 +207,11 @@ impl XChaCha20Poly1305 {
         Ok(XChaCha20Poly1305 {
             key: key_array(key)?,
         })
+    }
+
+    /// The key, for the engine's split of one message over threads (`crate::engine`).
+    pub(crate) fn key_bytes(&self) -> &[u8; 32] {
+        &self.key
     }
 }
 
