@@ -17,14 +17,20 @@
 //!   them, its counters jumped ahead by adding to their halves as `incr_r` / `incr_l` define. Open
 //!   hashes the parts in parallel, checks the tag in constant time, and only then decrypts the
 //!   parts in parallel, so a rejected message leaves the buffer untouched.
+//! - ChaCha20 and (X)ChaCha20-Poly1305 ([`Engine::chacha20_apply`],
+//!   [`Engine::chacha20poly1305_seal`] and the rest, in `engine_chacha.rs`): ChaCha20 parts start
+//!   at their block counter; the parts' Poly1305 sums combine by powers of `r`.
 //! - Not split: OFB (its key stream is a serial chain), CBC encryption and CFB of one stream
-//!   (feedback), and ChaCha20-Poly1305 (its Poly1305 parts would combine by powers of `r` the same
-//!   way; not built).
+//!   (feedback).
 //!
 //! Jobs smaller than [`Engine::min_parallel`] bytes (default [`DEFAULT_MIN_PARALLEL`]) run on the
-//! calling thread; larger ones use scoped threads (`std::thread::scope`), the calling thread taking
-//! the last part. Every input is validated before any thread starts, so errors do not depend on the
-//! thread count either.
+//! calling thread. Larger ones are cut into parts (between `threads` and `16 * threads`, at least
+//! 32 KiB each where the job allows, at block boundaries and at multiples of 64 bytes) and run on a
+//! persistent worker pool (`engine_pool.rs`: `threads - 1` parked workers from one process-wide
+//! pool, plus the calling thread); the threads take parts from a shared counter, so they finish
+//! within about one part of each other whatever their start and speed. A panic in a part becomes
+//! an error. Every input is validated before any part starts, so errors do not depend on the thread
+//! count either.
 
 #[path = "engine_aead.rs"]
 mod aead_split;
@@ -140,7 +146,7 @@ impl Engine {
     fn cut(&self, len: usize, unit: usize) -> Vec<Range<usize>> {
         let unit = unit.max(1);
         if !self.splits(len) || len / unit < 2 {
-            return vec![0..len];
+            return std::iter::once(0..len).collect();
         }
         let line = lcm(unit, CACHE_LINE);
         let granule = if len / line >= self.threads {
@@ -389,8 +395,7 @@ impl Engine {
         })?;
         results
             .into_iter()
-            .map(|r| r.into_inner().unwrap_or_else(PoisonError::into_inner))
-            .collect()
+            .try_for_each(|r| r.into_inner().unwrap_or_else(PoisonError::into_inner))
     }
 }
 
