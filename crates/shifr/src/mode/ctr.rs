@@ -109,6 +109,12 @@ fn check_counter_block(n: usize, counter_block: &[u8]) -> Result<()> {
 
 /// The GOST R 34.13 initial counter block `iv_half || 0^(n/2)`; `iv_half` must be `n/2` bytes.
 pub fn gost_counter_block(iv_half: &[u8], n: usize) -> Result<Vec<u8>> {
+    Ok(gost_counter_array(iv_half, n)?[..n].to_vec())
+}
+
+/// [`gost_counter_block`] in a stack array (its first `n` bytes), so that a short message costs no
+/// allocation.
+fn gost_counter_array(iv_half: &[u8], n: usize) -> Result<[u8; MAX_BLOCK]> {
     check_block_size(n)?;
     if iv_half.len() != n / 2 {
         return Err(Error::InvalidIvLength {
@@ -116,7 +122,7 @@ pub fn gost_counter_block(iv_half: &[u8], n: usize) -> Result<Vec<u8>> {
             got: iv_half.len(),
         });
     }
-    let mut block = vec![0u8; n];
+    let mut block = [0u8; MAX_BLOCK];
     block[..n / 2].copy_from_slice(iv_half);
     Ok(block)
 }
@@ -133,8 +139,9 @@ pub fn apply<C: BlockCipher + ?Sized>(c: &C, counter_block: &[u8], data: &mut [u
 
 /// GOST R 34.13 CTR: XORs the key stream starting at `iv_half || 0^(n/2)` into `data`.
 pub fn apply_gost<C: BlockCipher + ?Sized>(c: &C, iv_half: &[u8], data: &mut [u8]) -> Result<()> {
-    let block = gost_counter_block(iv_half, c.block_size())?;
-    apply(c, &block, data)
+    let n = c.block_size();
+    let block = gost_counter_array(iv_half, n)?;
+    apply(c, &block[..n], data)
 }
 
 /// GOST R 34.13 CTR with `s`-byte segments (`1 <= s <= n`): segment `i` of `data` is XORed with
@@ -199,8 +206,9 @@ impl<C: BlockCipher> Ctr<C> {
 
     /// Starts at the GOST R 34.13 counter block `iv_half || 0^(n/2)`.
     pub fn new_gost(cipher: C, iv_half: &[u8]) -> Result<Self> {
-        let block = gost_counter_block(iv_half, cipher.block_size())?;
-        Self::new(cipher, &block)
+        let n = cipher.block_size();
+        let block = gost_counter_array(iv_half, n)?;
+        Self::new(cipher, &block[..n])
     }
 
     /// XORs the next `data.len()` key-stream bytes into `data`.
