@@ -237,7 +237,7 @@ impl<C: BlockCipher> Mgm<C> {
         let steps = data.len().div_ceil(BATCH_BLOCKS * n).max(1);
         for (i, chunk) in data
             .chunks(BATCH_BLOCKS * n)
-            .chain(data.is_empty().then_some(&data[..]))
+            .chain(data.is_empty().then_some(data))
             .enumerate()
         {
             let blocks = chunk.len().div_ceil(n);
