@@ -6,11 +6,18 @@
 //! authentication counter (`incr_l`: the left half), `H_i = E_K(Z_i)`, and
 //! `T = MSB_S(E_K(sum H_i * A_i ^ sum H_(h+j) * C_j ^ H_(h+q+1) * (len(A) || len(C))))` in GF(2^n) with
 //! `x^64 + x^4 + x^3 + x + 1` or `x^128 + x^7 + x^2 + x + 1`, blocks read as big-endian polynomials.
-//! `Y_i` and `H_i` are enciphered [`BATCH_BLOCKS`] at a time.
 //!
-//! The multilinear sum is kept unreduced and reduced once per message (`mgm_field`), with PCLMULQDQ
-//! where the CPU has it. Constant time: both multipliers have no data-dependent branches or table
-//! indices, and the tag comparison uses [`ct_eq`].
+//! One pass over the text, [`BATCH_BLOCKS`] blocks per step: the step writes its `Y` counters and
+//! its `Z` counters (those of a short AAD too in the first step, the length block's in the last)
+//! side by side and enciphers them in ONE `encrypt_blocks` call, so the wide SIMD kernels run at
+//! full width, then XORs the key stream and multiplies the ciphertext while it is in L1. A short
+//! message thus costs three cipher calls: `(Y_1, Z_1)`, the step, the tag. `open` hashes each step
+//! before deciphering it and, if the tag does not match, applies the key stream once more, so the
+//! caller's buffer holds the ciphertext again.
+//!
+//! The multilinear sum is kept unreduced and reduced once per message (`mgm_field`), with
+//! VPCLMULQDQ or PCLMULQDQ where the CPU has them. Constant time: the multipliers have no
+//! data-dependent branches or table indices, and the tag comparison uses [`ct_eq`].
 //!
 //! Parameters chosen here: tag length `4..=n` bytes (RFC 9058 allows 32..=n bits); RFC 9058 requires
 //! `0 < |A| + |P|` and `|A|, |P|, |A| + |P| < 2^(n/2)` bits, so an empty message with empty associated data
@@ -23,14 +30,11 @@ use crate::util::{ct_eq, xor_in_place};
 use crate::{Error, Result};
 use zeroize::Zeroize;
 
-/// Counter blocks enciphered per `encrypt_blocks` call.
+/// Blocks of text per step; a step enciphers their `Y` and `Z` counters in one `encrypt_blocks`
+/// call (128 blocks: four full passes of the 32-block AVX-512 Magma kernel).
 pub const BATCH_BLOCKS: usize = 64;
 
 const MAX_BLOCK: usize = 16;
-
-/// Bytes `seal` encrypts and then hashes per step (a multiple of both block sizes), so that the
-/// ciphertext is hashed while still in L1.
-const SEAL_CHUNK_BYTES: usize = 4096;
 
 /// Smallest tag this implementation accepts (RFC 9058: 32 bits).
 const MIN_TAG_LEN: usize = 4;
@@ -155,75 +159,226 @@ impl<C: BlockCipher> Mgm<C> {
         pair
     }
 
-    /// XORs the key stream `E_K(Y_1), E_K(Y_2), ...` into `data`.
-    fn apply_keystream(&self, y1: u128, data: &mut [u8]) {
-        let n = self.n;
-        let mut y = y1;
-        let mut ks = [0u8; BATCH_BLOCKS * MAX_BLOCK];
-        for chunk in data.chunks_mut(BATCH_BLOCKS * n) {
-            let ks = &mut ks[..chunk.len().div_ceil(n) * n];
-            for block in ks.chunks_exact_mut(n) {
-                store(y, block);
-                y = self.add_r(y, 1);
+    /// Writes the counter blocks `x, incr_r(x), incr_r^2(x), ...` into `out` (whole blocks). Block
+    /// `i` is computed from `i` alone (the half wraps mod `2^(n/2)` as `i` does when truncated), so
+    /// the loop has no carried dependency and vectorizes.
+    fn fill_r(&self, x: u128, out: &mut [u8]) {
+        if self.n == 8 {
+            let left = (x as u64) & !u64::from(u32::MAX);
+            let right = x as u32;
+            for (i, block) in out.chunks_exact_mut(8).enumerate() {
+                let counter = left | u64::from(right.wrapping_add(i as u32));
+                block.copy_from_slice(&counter.to_be_bytes());
             }
+        } else {
+            let left = x & !u128::from(u64::MAX);
+            let right = x as u64;
+            for (i, block) in out.chunks_exact_mut(16).enumerate() {
+                let counter = left | u128::from(right.wrapping_add(i as u64));
+                block.copy_from_slice(&counter.to_be_bytes());
+            }
+        }
+    }
+
+    /// Writes the counter blocks `x, incr_l(x), incr_l^2(x), ...` into `out` (whole blocks), block
+    /// `i` from `i` alone as in [`Mgm::fill_r`].
+    fn fill_l(&self, x: u128, out: &mut [u8]) {
+        if self.n == 8 {
+            let right = u64::from(x as u32);
+            let left = (x >> 32) as u32;
+            for (i, block) in out.chunks_exact_mut(8).enumerate() {
+                let counter = (u64::from(left.wrapping_add(i as u32)) << 32) | right;
+                block.copy_from_slice(&counter.to_be_bytes());
+            }
+        } else {
+            let right = u128::from(x as u64);
+            let left = (x >> 64) as u64;
+            for (i, block) in out.chunks_exact_mut(16).enumerate() {
+                let counter = (u128::from(left.wrapping_add(i as u64)) << 64) | right;
+                block.copy_from_slice(&counter.to_be_bytes());
+            }
+        }
+    }
+
+    /// XORs the key stream `E_K(y), E_K(incr_r(y)), ...` into `data`.
+    fn apply_keystream(&self, mut y: u128, data: &mut [u8]) {
+        let n = self.n;
+        let mut scratch = Scratch::new();
+        for chunk in data.chunks_mut(BATCH_BLOCKS * n) {
+            let blocks = chunk.len().div_ceil(n);
+            let ks = scratch.take(blocks * n);
+            self.fill_r(y, ks);
             self.cipher.encrypt_blocks(ks);
             xor_in_place(chunk, ks);
-        }
-        // Only the bytes a batch used hold key stream (zeroize writes byte by byte).
-        ks[..data.len().div_ceil(n).min(BATCH_BLOCKS) * n].zeroize();
-    }
-
-    /// A hasher whose first `H` is `E_K(z)`, for `blocks` blocks.
-    fn hasher(&self, z: u128, blocks: usize) -> Hasher<'_, C> {
-        Hasher {
-            mgm: self,
-            z,
-            remaining: blocks,
-            h: [0u8; BATCH_BLOCKS * MAX_BLOCK],
-            pos: 0,
-            len: 0,
-            used: 0,
-            acc: Wide::default(),
+            y = self.add_r(y, blocks);
         }
     }
 
-    /// The full `n`-byte tag over `aad` and the ciphertext `ct`.
-    pub(super) fn compute_tag(&self, z1: u128, aad: &[u8], ct: &[u8]) -> [u8; MAX_BLOCK] {
+    /// `acc += sum H_i * X_i` over `data` read as blocks, the last one zero-padded, with `h` holding
+    /// `H_i` for exactly those blocks.
+    fn absorb_padded(&self, h: &[u8], data: &[u8], acc: &mut Wide) {
         let n = self.n;
-        let mut hasher = self.hasher(z1, aad.len().div_ceil(n) + ct.len().div_ceil(n) + 1);
-        hasher.absorb_padded(aad);
-        hasher.absorb_padded(ct);
-        self.finish_tag(hasher, aad.len(), ct.len())
+        let whole = data.len() / n * n;
+        self.multiplier.mul_sum(n, &h[..whole], &data[..whole], acc);
+        if whole < data.len() {
+            let mut padded = [0u8; MAX_BLOCK];
+            padded[..data.len() - whole].copy_from_slice(&data[whole..]);
+            self.multiplier
+                .mul_sum(n, &h[whole..whole + n], &padded[..n], acc);
+            padded.zeroize();
+        }
     }
 
-    /// Absorbs the length block `len(A) || len(C)` (the hasher stands at `Z_(h+q+1)`), reduces the
-    /// sum and enciphers it: the full `n`-byte tag.
-    fn finish_tag(
+    /// `acc += sum H_i * X_i` over `data` (the last block zero-padded) and then the block `tail`,
+    /// with `H` from `E_K(z)` on, [`BATCH_BLOCKS`] blocks per cipher call.
+    fn hash(&self, mut z: u128, data: &[u8], tail: Option<&[u8]>, acc: &mut Wide) {
+        let n = self.n;
+        let mut scratch = Scratch::new();
+        let steps = data.len().div_ceil(BATCH_BLOCKS * n).max(1);
+        for (i, chunk) in data
+            .chunks(BATCH_BLOCKS * n)
+            .chain(data.is_empty().then_some(data))
+            .enumerate()
+        {
+            let blocks = chunk.len().div_ceil(n);
+            let extra = usize::from(i + 1 == steps && tail.is_some());
+            let h = scratch.take((blocks + extra) * n);
+            if h.is_empty() {
+                return;
+            }
+            self.fill_l(z, h);
+            self.cipher.encrypt_blocks(h);
+            let (h_data, h_tail) = h.split_at(blocks * n);
+            self.absorb_padded(h_data, chunk, acc);
+            if let (Some(tail), 1) = (tail, extra) {
+                self.multiplier.mul_sum(n, h_tail, tail, acc);
+            }
+            z = self.add_l(z, blocks + extra);
+        }
+    }
+
+    /// Seals (or, for [`Direction::Open`], deciphers) `data` with the key stream from `y` and
+    /// adds to `acc` the products of `prefix` (AAD of at most [`BATCH_BLOCKS`] blocks, zero-padded),
+    /// then of the ciphertext (zero-padded) and then of the block `tail`, with `H` from `E_K(z)` on.
+    /// Each step enciphers its `Y` and `Z` counters in one `encrypt_blocks` call (a whole batch
+    /// for the wide SIMD kernels) and hashes its ciphertext while it is in L1.
+    #[allow(clippy::too_many_arguments)]
+    fn crypt_and_hash(
         &self,
-        mut hasher: Hasher<'_, C>,
-        aad_len: usize,
-        text_len: usize,
+        direction: Direction,
+        mut y: u128,
+        mut z: u128,
+        mut prefix: &[u8],
+        data: &mut [u8],
+        tail: Option<&[u8]>,
+        acc: &mut Wide,
+    ) {
+        let n = self.n;
+        let mut scratch = Scratch::new();
+        let steps = data.len().div_ceil(BATCH_BLOCKS * n).max(1);
+        let mut empty = [0u8; 0];
+        let empty_chunk = data.is_empty().then_some(&mut empty[..]);
+        for (i, chunk) in data
+            .chunks_mut(BATCH_BLOCKS * n)
+            .chain(empty_chunk)
+            .enumerate()
+        {
+            let p = prefix.len().div_ceil(n);
+            let blocks = chunk.len().div_ceil(n);
+            let extra = usize::from(i + 1 == steps && tail.is_some());
+            let buf = scratch.take((2 * blocks + p + extra) * n);
+            if buf.is_empty() {
+                return;
+            }
+            let (ks, h) = buf.split_at_mut(blocks * n);
+            self.fill_r(y, ks);
+            self.fill_l(z, h);
+            self.cipher.encrypt_blocks(buf);
+            let (ks, h) = buf.split_at(blocks * n);
+            let (h_prefix, h) = h.split_at(p * n);
+            let (h_data, h_tail) = h.split_at(blocks * n);
+            self.absorb_padded(h_prefix, prefix, acc);
+            match direction {
+                Direction::Seal => {
+                    xor_in_place(chunk, ks);
+                    self.absorb_padded(h_data, chunk, acc);
+                }
+                Direction::Open => {
+                    self.absorb_padded(h_data, chunk, acc);
+                    xor_in_place(chunk, ks);
+                }
+            }
+            if let (Some(tail), 1) = (tail, extra) {
+                self.multiplier.mul_sum(n, h_tail, tail, acc);
+            }
+            y = self.add_r(y, blocks);
+            z = self.add_l(z, p + blocks + extra);
+            prefix = &[];
+        }
+    }
+
+    /// Seals or opens a whole message: the AAD's products (folded into the first step when it
+    /// is short), then [`Mgm::crypt_and_hash`] with the length block as its tail. Returns the
+    /// full `n`-byte tag.
+    fn crypt_message(
+        &self,
+        direction: Direction,
+        (y1, z1): (u128, u128),
+        aad: &[u8],
+        data: &mut [u8],
     ) -> [u8; MAX_BLOCK] {
+        let n = self.n;
+        let h = aad.len().div_ceil(n);
+        let mut acc = Wide::default();
+        let (prefix, z) = if h <= BATCH_BLOCKS {
+            (aad, z1)
+        } else {
+            self.hash(z1, aad, None, &mut acc);
+            (&[][..], self.add_l(z1, h))
+        };
+        let lengths = self.lengths_block(aad.len(), data.len());
+        self.crypt_and_hash(
+            direction,
+            y1,
+            z,
+            prefix,
+            data,
+            Some(&lengths[..n]),
+            &mut acc,
+        );
+        self.finish_tag(&mut acc)
+    }
+
+    /// `len(A) || len(C)` in bits, each `n/2` bits: the last block of the multilinear sum.
+    fn lengths_block(&self, aad_len: usize, text_len: usize) -> [u8; MAX_BLOCK] {
         let n = self.n;
         let half = 4 * n as u32;
         let lengths = ((aad_len as u128 * 8) << half) | (text_len as u128 * 8);
         let mut block = [0u8; MAX_BLOCK];
         store(lengths, &mut block[..n]);
-        hasher.absorb_blocks(&block[..n]);
-        let mut tag = [0u8; MAX_BLOCK];
-        store(reduce(n, hasher.acc), &mut tag[..n]);
-        self.cipher.encrypt_blocks(&mut tag[..n]);
-        tag
+        block
     }
 
-    /// Encrypts `data` with the counters from `y` and absorbs its ciphertext into `hasher`,
-    /// [`SEAL_CHUNK_BYTES`] at a time so that each chunk is hashed while still in L1.
-    fn encrypt_and_absorb(&self, y: u128, hasher: &mut Hasher<'_, C>, data: &mut [u8]) {
-        let blocks_per_chunk = SEAL_CHUNK_BYTES / self.n;
-        for (i, chunk) in data.chunks_mut(SEAL_CHUNK_BYTES).enumerate() {
-            self.apply_keystream(self.add_r(y, i * blocks_per_chunk), chunk);
-            hasher.absorb_padded(chunk);
-        }
+    /// The full `n`-byte tag over `aad` and the ciphertext `ct`.
+    pub(super) fn compute_tag(&self, z1: u128, aad: &[u8], ct: &[u8]) -> [u8; MAX_BLOCK] {
+        let n = self.n;
+        let mut acc = Wide::default();
+        self.hash(z1, aad, None, &mut acc);
+        let lengths = self.lengths_block(aad.len(), ct.len());
+        let z = self.add_l(z1, aad.len().div_ceil(n));
+        self.hash(z, ct, Some(&lengths[..n]), &mut acc);
+        self.finish_tag(&mut acc)
+    }
+
+    /// Reduces the sum (all products, the length block's included) and enciphers it: the full
+    /// `n`-byte tag. The sum is zeroized.
+    fn finish_tag(&self, acc: &mut Wide) -> [u8; MAX_BLOCK] {
+        let n = self.n;
+        let mut tag = [0u8; MAX_BLOCK];
+        store(reduce(n, *acc), &mut tag[..n]);
+        acc.zeroize();
+        self.cipher.encrypt_blocks(&mut tag[..n]);
+        tag
     }
 
     /// The tag as [`Aead::seal`] returns it: the first `tag_len` bytes of the full tag.
@@ -276,12 +431,17 @@ impl<C: BlockCipher> Mgm<C> {
         part: &mut [u8],
     ) -> Wide {
         let h = aad_len.div_ceil(self.n);
-        let mut hasher = self.hasher(
+        let mut acc = Wide::default();
+        self.crypt_and_hash(
+            Direction::Seal,
+            self.add_r(y1, block_offset),
             self.add_l(z1, h + block_offset),
-            part.len().div_ceil(self.n),
+            &[],
+            part,
+            None,
+            &mut acc,
         );
-        self.encrypt_and_absorb(self.add_r(y1, block_offset), &mut hasher, part);
-        hasher.acc
+        acc
     }
 
     /// The unreduced sum of one part of a split ciphertext (as [`Mgm::seal_part`] returns).
@@ -293,12 +453,9 @@ impl<C: BlockCipher> Mgm<C> {
         part: &[u8],
     ) -> Wide {
         let h = aad_len.div_ceil(self.n);
-        let mut hasher = self.hasher(
-            self.add_l(z1, h + block_offset),
-            part.len().div_ceil(self.n),
-        );
-        hasher.absorb_padded(part);
-        hasher.acc
+        let mut acc = Wide::default();
+        self.hash(self.add_l(z1, h + block_offset), part, None, &mut acc);
+        acc
     }
 
     /// Decrypts one part of a split ciphertext, `block_offset` blocks into the text.
@@ -318,93 +475,59 @@ impl<C: BlockCipher> Mgm<C> {
     ) -> Result<Tag> {
         let n = self.n;
         let h = aad.len().div_ceil(n);
-        let mut aad_hasher = self.hasher(z1, h);
-        aad_hasher.absorb_padded(aad);
+        let mut acc = Wide::default();
+        self.hash(z1, aad, None, &mut acc);
         let mut text_len = 0;
         let mut q = 0;
-        let mut acc = aad_hasher.acc;
         for (sum, bytes) in parts.iter_mut() {
             acc.add(*sum);
             text_len += *bytes;
             q += bytes.div_ceil(n);
             sum.zeroize();
         }
-        let mut hasher = self.hasher(self.add_l(z1, h + q), 1);
-        hasher.acc = acc;
-        acc.zeroize();
-        let full = self.finish_tag(hasher, aad.len(), text_len);
+        let lengths = self.lengths_block(aad.len(), text_len);
+        self.hash(self.add_l(z1, h + q), &[], Some(&lengths[..n]), &mut acc);
+        let full = self.finish_tag(&mut acc);
         self.truncate(full)
     }
 }
 
-/// The multilinear sum: pulls `H_i = E_K(Z_i)` in batches and accumulates `H_i * X_i` unreduced.
-struct Hasher<'a, C: BlockCipher> {
-    mgm: &'a Mgm<C>,
-    /// The next `Z_i` to encipher.
-    z: u128,
-    /// `H` values still to be enciphered (so that short messages do not encipher a whole batch).
-    remaining: usize,
-    /// `H` values enciphered ahead; `h[pos..len]` are unused.
-    h: [u8; BATCH_BLOCKS * MAX_BLOCK],
-    pos: usize,
-    len: usize,
-    /// The longest batch so far: `h[..used]` is all that ever held key-derived bytes.
+/// Which way [`Mgm::crypt_and_hash`] runs: the hash always covers the ciphertext.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Seal,
+    Open,
+}
+
+/// Bytes of one step's counter blocks: `Y` for [`BATCH_BLOCKS`] blocks, `Z` for up to
+/// [`BATCH_BLOCKS`] blocks of AAD, [`BATCH_BLOCKS`] of text and the length block.
+const SCRATCH_BYTES: usize = (3 * BATCH_BLOCKS + 1) * MAX_BLOCK;
+
+/// The counter blocks of a step, enciphered in place into key stream and `H` values; on drop the
+/// bytes that ever held them are zeroized (once, not per step).
+struct Scratch {
+    buf: [u8; SCRATCH_BYTES],
     used: usize,
-    acc: Wide,
 }
 
-impl<C: BlockCipher> Hasher<'_, C> {
-    /// Enciphers the next batch of `H` values once the current one is used up.
-    fn refill(&mut self) {
-        let n = self.mgm.n;
-        if self.pos < self.len {
-            return;
-        }
-        let blocks = self.remaining.clamp(1, BATCH_BLOCKS);
-        self.remaining = self.remaining.saturating_sub(blocks);
-        self.len = blocks * n;
-        self.used = self.used.max(self.len);
-        for block in self.h[..self.len].chunks_exact_mut(n) {
-            store(self.z, block);
-            self.z = self.mgm.add_l(self.z, 1);
-        }
-        self.pos = 0;
-        self.mgm.cipher.encrypt_blocks(&mut self.h[..self.len]);
-    }
-
-    /// Absorbs whole `n`-byte blocks (`data.len()` is a multiple of `n`).
-    fn absorb_blocks(&mut self, mut data: &[u8]) {
-        let n = self.mgm.n;
-        while !data.is_empty() {
-            self.refill();
-            let take = (self.len - self.pos).min(data.len());
-            let h = &self.h[self.pos..self.pos + take];
-            self.mgm
-                .multiplier
-                .mul_sum(n, h, &data[..take], &mut self.acc);
-            self.pos += take;
-            data = &data[take..];
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch {
+            buf: [0u8; SCRATCH_BYTES],
+            used: 0,
         }
     }
 
-    /// Absorbs `data` as blocks, the last one zero-padded.
-    fn absorb_padded(&mut self, data: &[u8]) {
-        let n = self.mgm.n;
-        let whole = data.len() / n * n;
-        self.absorb_blocks(&data[..whole]);
-        if whole < data.len() {
-            let mut padded = [0u8; MAX_BLOCK];
-            padded[..data.len() - whole].copy_from_slice(&data[whole..]);
-            self.absorb_blocks(&padded[..n]);
-        }
+    /// The first `len` bytes (at most [`SCRATCH_BYTES`]).
+    fn take(&mut self, len: usize) -> &mut [u8] {
+        self.used = self.used.max(len);
+        &mut self.buf[..len]
     }
 }
 
-impl<C: BlockCipher> Drop for Hasher<'_, C> {
+impl Drop for Scratch {
     fn drop(&mut self) {
-        self.h[..self.used].zeroize();
-        self.acc.lo.zeroize();
-        self.acc.hi.zeroize();
+        self.buf[..self.used].zeroize();
     }
 }
 
@@ -424,25 +547,26 @@ impl<C: BlockCipher> Aead for Mgm<C> {
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
         self.check_nonce(nonce)?;
         self.check_lengths(aad.len(), data.len())?;
-        let (y1, z1) = self.initial_blocks(nonce);
-        let n = self.n;
-        let mut hasher = self.hasher(z1, aad.len().div_ceil(n) + data.len().div_ceil(n) + 1);
-        hasher.absorb_padded(aad);
-        self.encrypt_and_absorb(y1, &mut hasher, data);
-        let full = self.finish_tag(hasher, aad.len(), data.len());
+        let counters = self.initial_blocks(nonce);
+        let full = self.crypt_message(Direction::Seal, counters, aad, data);
         self.truncate(full)
     }
 
+    /// Deciphers and hashes in the same pass (the ciphertext is hashed before each step is
+    /// deciphered); if the tag does not match, the key stream is applied once more, so `data` is
+    /// the ciphertext again when the error is returned.
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         self.check_nonce(nonce)?;
         self.check_lengths(aad.len(), data.len())?;
         self.check_open_tag_len(tag)?;
-        let (y1, z1) = self.initial_blocks(nonce);
-        let expected = self.compute_tag(z1, aad, data);
-        if !ct_eq(&expected[..self.tag_len], tag) {
+        let counters = self.initial_blocks(nonce);
+        let mut expected = self.crypt_message(Direction::Open, counters, aad, data);
+        let ok = ct_eq(&expected[..self.tag_len], tag);
+        expected.zeroize();
+        if !ok {
+            self.apply_keystream(counters.0, data);
             return Err(Error::AuthenticationFailed);
         }
-        self.apply_keystream(y1, data);
         Ok(())
     }
 }

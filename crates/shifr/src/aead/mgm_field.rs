@@ -10,7 +10,9 @@
 //! - portable: carry-less 32 x 32-bit products from integer multiplications of operands thinned to
 //!   every fourth bit (the BearSSL `bmul32` technique), Karatsuba above that;
 //! - PCLMULQDQ (`mgm_field_x86`, x86-64, chosen with [`Backend::AesNi`], whose CPU check includes
-//!   PCLMULQDQ): the carry-less multiply instruction, whose timing does not depend on its operands.
+//!   PCLMULQDQ): the carry-less multiply instruction, whose timing does not depend on its operands;
+//! - VPCLMULQDQ on 512-bit registers (`mgm_field_x86`, chosen with [`Backend::Avx512`] where the
+//!   CPU has VPCLMULQDQ): four products per instruction, same timing property.
 
 use crate::cpu::{self, Backend};
 
@@ -33,13 +35,14 @@ impl Wide {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Multiplier {
     Portable,
-    /// PCLMULQDQ; only ever constructed after the CPU was found to have it.
+    /// A carry-less multiply instruction; only ever constructed after the CPU was found to have it.
     #[cfg(target_arch = "x86_64")]
-    Clmul,
+    Clmul(super::mgm_field_x86::Clmul),
 }
 
-/// The multiplier backends on offer (PCLMULQDQ is part of [`Backend::AesNi`]'s CPU check).
-const OFFERED: &[Backend] = &[Backend::AesNi];
+/// The multiplier backends on offer: PCLMULQDQ under [`Backend::AesNi`] (whose CPU check includes
+/// it), 512-bit VPCLMULQDQ under [`Backend::Avx512`] (where the CPU also has VPCLMULQDQ).
+const OFFERED: &[Backend] = &[Backend::AesNi, Backend::Avx512];
 
 impl Multiplier {
     /// The fastest multiplier this CPU has, or the one `SHIFR_BACKEND` forces.
@@ -47,11 +50,22 @@ impl Multiplier {
         Multiplier::for_backend(cpu::select(OFFERED))
     }
 
-    /// The multiplier for `backend` (anything but a supported [`Backend::AesNi`] is portable).
+    /// The multiplier for `backend`: VPCLMULQDQ for [`Backend::Avx512`] where the CPU has it,
+    /// PCLMULQDQ for [`Backend::AesNi`] (and for `Avx512` without VPCLMULQDQ), portable otherwise.
     pub(super) fn for_backend(backend: Backend) -> Multiplier {
         #[cfg(target_arch = "x86_64")]
-        if backend == Backend::AesNi && backend.is_supported() {
-            return Multiplier::Clmul;
+        {
+            use super::mgm_field_x86::Clmul;
+            if backend == Backend::Avx512
+                && backend.is_supported()
+                && Clmul::Vpclmul512.is_supported()
+            {
+                return Multiplier::Clmul(Clmul::Vpclmul512);
+            }
+            let pclmul = Backend::AesNi.is_supported() && Clmul::Pclmul.is_supported();
+            if matches!(backend, Backend::AesNi | Backend::Avx512) && pclmul {
+                return Multiplier::Clmul(Clmul::Pclmul);
+            }
         }
         let _ = backend;
         Multiplier::Portable
@@ -62,8 +76,8 @@ impl Multiplier {
     pub(super) fn mul_sum(self, n: usize, h: &[u8], x: &[u8], acc: &mut Wide) {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Multiplier::Clmul => {
-                if super::mgm_field_x86::mul_sum(n, h, x, acc) {
+            Multiplier::Clmul(clmul) => {
+                if super::mgm_field_x86::mul_sum(clmul, n, h, x, acc) {
                     return;
                 }
                 portable_mul_sum(n, h, x, acc)
@@ -232,7 +246,7 @@ mod tests {
             state
         };
         let mut values = vec![0u128, 1, 2, u128::MAX, 1 << 127, 0x87, u128::MAX >> 1];
-        values.extend((0..200).map(|_| next()));
+        values.extend((0..300).map(|_| next()));
         values
     }
 
@@ -276,9 +290,11 @@ mod tests {
     fn sums_match_bit_serial_reference_on_every_multiplier() {
         let values = values();
         let mut multipliers = vec![Multiplier::Portable];
-        let clmul = Multiplier::for_backend(Backend::AesNi);
-        if clmul != Multiplier::Portable {
-            multipliers.push(clmul);
+        for backend in [Backend::AesNi, Backend::Avx512] {
+            let m = Multiplier::for_backend(backend);
+            if !multipliers.contains(&m) {
+                multipliers.push(m);
+            }
         }
         for n in [8usize, 16] {
             let (bits, poly) = if n == 16 { (128, 0x87) } else { (64, 0x1b) };
@@ -287,7 +303,7 @@ mod tests {
             } else {
                 u128::from(u64::MAX)
             };
-            for count in 0..40 {
+            for count in (0..40).chain([64, 67, 130]) {
                 let hs: Vec<u128> = (0..count).map(|i| values[i] & mask).collect();
                 let xs: Vec<u128> = (0..count).map(|i| values[i + 100] & mask).collect();
                 let to_bytes = |v: &[u128]| -> Vec<u8> {
