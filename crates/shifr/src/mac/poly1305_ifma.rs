@@ -112,7 +112,7 @@ impl IfmaKey {
         // tree of depth 4 instead of a chain of 15 dependent multiplications (this is per message).
         let mut p = [r; STEP_BLOCKS];
         for k in 1..STEP_BLOCKS {
-            let a = (k + 1) / 2;
+            let a = k.div_ceil(2);
             p[k] = mul_mod(&p[a - 1], &p[k - a]);
         }
         let mut last = [[[0u64; LANES]; 3]; 2];
