@@ -11,9 +11,10 @@
 //!
 //! Each 52x52-bit product leaves its low 52 bits through `vpmadd52luq` and its high 52 bits
 //! through `vpmadd52huq`; a high part of limb `i` weighs 2^52 = 2^8 * 2^44, so it goes to limb
-//! `i + 1` shifted left by 8 (limb 2's, at 2^140, comes back to limb 0 times 5 * 2^10). One round
-//! of carries done in parallel (0 -> 1, 1 -> 2, 2 -> 0 times 5) leaves every limb a few bits above
-//! its width, far below the 52 bits the next multiply reads. The scheme of the lanes and the final
+//! `i + 1` times 2^8 (limb 2's, at 2^140, comes back to limb 0 times 5 * 2^10), added with one
+//! more `vpmadd52luq` by that constant (the sums of high parts are small enough for it to be
+//! exact). One round of carries done in parallel (0 -> 1, 1 -> 2, 2 -> 0 times 5) leaves every
+//! limb a few bits above its width, far below the 52 bits the next multiply reads. The scheme of the lanes and the final
 //! powers is the one of `poly1305_x86` (r^16 in the loop, r^16..r^1 lane by lane at the end).
 //!
 //! Multiply-adds, shifts, masks and additions only: no branch or memory access depends on the key
@@ -107,10 +108,12 @@ impl IfmaKey {
             return None;
         }
         let r = from_radix26(r);
-        // p[k] = r^(k+1).
+        // p[k] = r^(k+1), as r^a * r^b with a, b as equal as possible: the products form a
+        // tree of depth 4 instead of a chain of 15 dependent multiplications (this is per message).
         let mut p = [r; STEP_BLOCKS];
         for k in 1..STEP_BLOCKS {
-            p[k] = mul_mod(&p[k - 1], &r);
+            let a = k.div_ceil(2);
+            p[k] = mul_mod(&p[a - 1], &p[k - a]);
         }
         let mut last = [[[0u64; LANES]; 3]; 2];
         for (acc, limbs) in last.iter_mut().enumerate() {
@@ -204,19 +207,18 @@ fn mul_reduce(h: &[__m512i; 3], r: &[__m512i; 3], s: &[__m512i; 2]) -> [__m512i;
             f,
         )
     };
-    let lo0 = lo(h0, r0, h1, s2, h2, s1);
     let hi0 = hi(h0, r0, h1, s2, h2, s1);
-    let lo1 = lo(h0, r1, h1, r0, h2, s2);
     let hi1 = hi(h0, r1, h1, r0, h2, s2);
-    let lo2 = lo(h0, r2, h1, r1, h2, r0);
     let hi2 = hi(h0, r2, h1, r1, h2, r0);
-    // High halves weigh 2^8 of the next limb; limb 2's wraps to limb 0 as 5 * 2^10.
-    let d0 = _mm512_add_epi64(
-        lo0,
-        _mm512_add_epi64(_mm512_slli_epi64::<12>(hi2), _mm512_slli_epi64::<10>(hi2)),
-    );
-    let d1 = _mm512_add_epi64(lo1, _mm512_slli_epi64::<8>(hi0));
-    let d2 = _mm512_add_epi64(lo2, _mm512_slli_epi64::<8>(hi1));
+    // High halves weigh 2^8 of the next limb; limb 2's wraps to limb 0 as 5 * 2^10. Each is
+    // added by one more low multiply-add with that weight (one operation instead of a shift and
+    // an add, or two of each), exact because hi0 < 2^41, hi1 < 2^39 and hi2 < 2^38 (limbs below
+    // 2^45 times multipliers below 2^48.4, three products each), so the products with 2^8 and
+    // 5 * 2^10 stay below the 52 bits `vpmadd52luq` keeps.
+    let (w8, w5120) = (splat(1 << 8), splat(5 << 10));
+    let d0 = _mm512_madd52lo_epu64(lo(h0, r0, h1, s2, h2, s1), hi2, w5120);
+    let d1 = _mm512_madd52lo_epu64(lo(h0, r1, h1, r0, h2, s2), hi0, w8);
+    let d2 = _mm512_madd52lo_epu64(lo(h0, r2, h1, r1, h2, r0), hi1, w8);
     // Every d_i < 2^55: one parallel round of carries brings the limbs to 2^44 + 2^15,
     // 2^44 + 2^11 and 2^42 + 2^11.
     let (m44, m42) = (splat(MASK44), splat(MASK42));

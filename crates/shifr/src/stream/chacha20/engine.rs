@@ -148,9 +148,11 @@ impl Engine {
         }
     }
 
-    /// XORs the key stream of blocks `counter .. counter + BATCH_BLOCKS` into `data`: in one pass
-    /// on AVX-512, through a zeroized key stream buffer otherwise.
-    pub(super) fn xor(self, state: &[u32; 16], counter: u32, data: &mut [u8; BATCH_BYTES]) {
+    /// XORs the key stream of blocks `counter ..` (block counters taken mod 2^32) into the whole
+    /// [`BATCH_BYTES`]-byte batches of `data`, [`BATCH_BLOCKS`] blocks per batch; bytes after the
+    /// last whole batch are left alone. AVX-512 does it in one pass and one call for the whole run;
+    /// the others batch by batch through a zeroized key stream buffer.
+    pub(super) fn xor_batches(self, state: &[u32; 16], counter: u32, data: &mut [u8]) {
         #[cfg(target_arch = "x86_64")]
         if self == Engine::Avx512 {
             // SAFETY: `Engine::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
@@ -158,8 +160,11 @@ impl Engine {
             return;
         }
         let mut ks = [0u8; BATCH_BYTES];
-        self.fill(state, counter, &mut ks);
-        crate::util::xor_in_place(data, &ks);
+        for (i, batch) in data.chunks_exact_mut(BATCH_BYTES).enumerate() {
+            let first = counter.wrapping_add((i * BATCH_BLOCKS) as u32);
+            self.fill(state, first, &mut ks);
+            crate::util::xor_in_place(batch, &ks);
+        }
         ks.zeroize();
     }
 }
@@ -192,10 +197,24 @@ mod tests {
                 let mut out = [0u8; BATCH_BYTES];
                 engine.fill(&state, counter, &mut out);
                 assert_eq!(out, expected, "{} at counter {counter}", engine.name());
-                let mut data = [0x5a_u8; BATCH_BYTES];
-                engine.xor(&state, counter, &mut data);
-                let xored: Vec<u8> = expected.iter().map(|k| k ^ 0x5a).collect();
-                assert_eq!(data[..], xored[..], "{} xor at {counter}", engine.name());
+                // Three batches and a partial one: the batches get the key stream of consecutive
+                // counters, the partial tail is left alone.
+                let mut data = vec![0x5a_u8; 3 * BATCH_BYTES + 100];
+                engine.xor_batches(&state, counter, &mut data);
+                for (i, batch) in data.chunks(BATCH_BYTES).enumerate() {
+                    let mut ks = [0u8; BATCH_BYTES];
+                    if i < 3 {
+                        let first = counter.wrapping_add((i * BATCH_BLOCKS) as u32);
+                        Engine::Portable.fill(&state, first, &mut ks);
+                    }
+                    let xored: Vec<u8> = ks[..batch.len()].iter().map(|k| k ^ 0x5a).collect();
+                    assert_eq!(
+                        batch,
+                        &xored[..],
+                        "{} xor batch {i} at {counter}",
+                        engine.name()
+                    );
+                }
             }
         }
         assert!(Engine::available().contains(&Engine::select()));

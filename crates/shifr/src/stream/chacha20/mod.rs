@@ -160,16 +160,16 @@ impl ChaCha20 {
         let mut rest = data;
         while !rest.is_empty() {
             if self.pos == self.end {
-                // Whole batches go straight into the data, without the key stream buffer.
-                if rest.len() >= BATCH_BYTES
-                    && COUNTER_SPACE - self.next_block >= BATCH_BLOCKS as u64
-                {
-                    let (now, later) = rest.split_at_mut(BATCH_BYTES);
-                    if let Ok(batch) = <&mut [u8; BATCH_BYTES]>::try_from(now) {
-                        // `next_block < 2^32` here, so the cast is exact.
-                        self.engine.xor(&self.state, self.next_block as u32, batch);
-                    }
-                    self.next_block += BATCH_BLOCKS as u64;
+                // Whole batches go straight into the data, without the key stream buffer, in
+                // one engine call for the whole run (as many as the counter space still holds).
+                let batches = (rest.len() / BATCH_BYTES)
+                    .min(((COUNTER_SPACE - self.next_block) / BATCH_BLOCKS as u64) as usize);
+                if batches > 0 {
+                    let (now, later) = rest.split_at_mut(batches * BATCH_BYTES);
+                    // `next_block < 2^32` here, so the cast is exact.
+                    self.engine
+                        .xor_batches(&self.state, self.next_block as u32, now);
+                    self.next_block += (batches * BATCH_BLOCKS) as u64;
                     rest = later;
                     continue;
                 }
