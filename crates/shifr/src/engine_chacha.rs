@@ -8,14 +8,9 @@
 //!   `A = sum m_j r^(c - j + 1)`; hashing it from `h` instead adds `h r^c`, so the whole sum is
 //!   the fold `h = h r^(c_k) + A_k` over the AAD, the parts and the length block, and the tag is
 //!   `h + s mod 2^128`. Each part runs the library's own Poly1305 (its vector backends) over its
-//!   ciphertext, keyed with `r` and `s = 0`; that gives `A_k mod p` only modulo 2^128, so the
-//!   part also finalizes a copy with one more zero block, `(A_k + 2^128) r mod p mod 2^128`, and
-//!   the two top bits of `A_k mod p` are the one of the four candidates that matches (chosen
-//!   without branches; unique whenever `r >= 4`, see [`recover`]). The field arithmetic of the
-//!   fold (a few products per part) is [`Fe`], 26-bit limbs, constant-time.
-//! - For `r < 4` (a one-time key with the clamped `r` below 4: probability about 2^-100) the
-//!   candidates are not unique and the message goes to the single-thread call instead; that branch
-//!   is the only secret-dependent one here.
+//!   ciphertext and hands back its sum `A_k mod p` unfinished (`Poly1305::finalize_sum`). The
+//!   field arithmetic of the fold (a few products per part) is [`Fe`], 26-bit limbs,
+//!   constant-time.
 //!
 //! Seal encrypts and hashes each part 4 KiB at a time (the data crosses memory once). Open hashes
 //! the parts in parallel, checks the tag in constant time, and only then decrypts the parts in
@@ -134,7 +129,7 @@ impl Engine {
     }
 
     /// The message key for a split of `len` bytes; `None` when the message is not split (too
-    /// small, one thread, or `r < 4`: the caller then makes the single-thread call).
+    /// small or one thread: the caller then makes the single-thread call).
     fn keyed(&self, key: &[u8; 32], nonce: &[u8; 12], len: usize) -> Result<Option<MessageKey>> {
         if self.cut(len, CHACHA_BLOCK).len() <= 1 {
             return Ok(None);
@@ -146,9 +141,6 @@ impl Engine {
         let mut r_key = Zeroizing::new([0u8; 32]);
         r_key[..16].copy_from_slice(&otk[..16]);
         let r = le128(&otk[..16]) & 0x0fff_fffc_0fff_fffc_0fff_fffc_0fff_ffff;
-        if r < 4 {
-            return Ok(None);
-        }
         let s = le128(&otk[16..]);
         otk.zeroize();
         Ok(Some(MessageKey {
@@ -223,7 +215,7 @@ fn le128(b: &[u8]) -> u128 {
 struct MessageKey {
     key: Zeroizing<[u8; 32]>,
     nonce: [u8; 12],
-    /// `r || 0^16`: Poly1305 keyed so that its tag is `h mod p mod 2^128`.
+    /// `r || 0^16`: the key the parts' Poly1305 sums are computed under (`s` plays no part in them).
     r_key: Zeroizing<[u8; 32]>,
     r: Fe,
     s: u128,
@@ -241,16 +233,13 @@ type Segment = (Fe, u64);
 
 impl MessageKey {
     /// Finishes a part's Poly1305 (keyed with `r_key`, `bytes` absorbed): pads it to whole blocks
-    /// and recovers `A mod p` from two finalizations.
+    /// and takes its sum `A mod p`.
     fn segment(&self, mut mac: Poly1305, bytes: usize) -> Segment {
         if !bytes.is_multiple_of(16) {
             mac.update(&[0u8; 16][bytes % 16..]);
         }
-        let mut extended = mac.clone();
-        extended.update(&[0u8; 16]);
-        let low = u128::from_le_bytes(mac.finalize());
-        let next = u128::from_le_bytes(extended.finalize());
-        (recover(&self.r, low, next), bytes.div_ceil(16) as u64)
+        let (low, top) = mac.finalize_sum();
+        (Fe::from_parts(low, top), bytes.div_ceil(16) as u64)
     }
 
     /// The tag over the padded `aad`, the parts (in order) and the length block.
@@ -270,32 +259,6 @@ impl MessageKey {
             .mul(&self.r);
         h.low128().wrapping_add(self.s).to_le_bytes()
     }
-}
-
-/// `A mod p` from `low = A mod p mod 2^128` and `next = (A + 2^128) r mod p mod 2^128`: of the
-/// candidates `low + j 2^128` (`j < 4`, below `p`), the one whose `next` matches. Two candidates
-/// `i != j` give the same `next` only if `(i - j) r = k` for some `|k| <= 3` (both values are
-/// below `p < 2^130`, so they differ by `k 2^128`, and `(i - j) 2^128 r = k 2^128 mod p` with every
-/// term below `p`); callers ensure `r >= 4`. Constant-time: every candidate is computed and the
-/// match is selected with masks.
-fn recover(r: &Fe, low: u128, next: u128) -> Fe {
-    // `low + 3 * 2^128 < p` exactly when `low < 2^128 - 5`.
-    let (_, top_overflows) = low.overflowing_add(5);
-    let mut top = 0u64;
-    for j in 0..4u64 {
-        let cand = Fe::from_parts(low, j);
-        let g = cand.add(&Fe::from_parts(0, 1)).mul(r).low128();
-        let diff = g ^ next;
-        // All ones when `diff == 0`.
-        let equal = (((diff | diff.wrapping_neg()) >> 127) as u64).wrapping_sub(1);
-        let valid = if j == 3 {
-            u64::from(top_overflows).wrapping_sub(1)
-        } else {
-            u64::MAX
-        };
-        top |= j & equal & valid;
-    }
-    Fe::from_parts(low, top)
 }
 
 /// An element of GF(2^130 - 5) in five 26-bit limbs (a limb may carry a few bits more between
@@ -369,6 +332,15 @@ impl Fe {
 
     /// The fully reduced value mod 2^128 (constant-time).
     fn low128(&self) -> u128 {
+        let mut out = 0u128;
+        for (i, limb) in self.reduced().into_iter().enumerate() {
+            out = out.wrapping_add(u128::from(limb) << (26 * i));
+        }
+        out
+    }
+
+    /// The fully reduced value (below `p`) in 26-bit limbs, without branches.
+    fn reduced(&self) -> [u64; 5] {
         let mut h = Fe::carry(self.0).0;
         // A second pass: limbs 1..4 below 2^26, then the fold leaves the value below 2^130.
         for i in 1..4 {
@@ -389,9 +361,9 @@ impl Fe {
             c = t >> 26;
         }
         let use_g = c.wrapping_neg();
-        let mut out = 0u128;
-        for (i, (gi, hi)) in g.into_iter().zip(h).enumerate() {
-            out = out.wrapping_add(u128::from((gi & use_g) | (hi & !use_g)) << (26 * i));
+        let mut out = [0u64; 5];
+        for ((o, gi), hi) in out.iter_mut().zip(g).zip(h) {
+            *o = (gi & use_g) | (hi & !use_g);
         }
         out
     }
@@ -468,21 +440,39 @@ mod tests {
     }
 
     #[test]
-    fn recover_finds_the_top_bits() {
-        let r = Fe::from_parts(0x0fff_fffc_0fff_fffc_0abc_defc_0123_4567, 0);
-        for (low, top) in [
-            (5u128, 0u64),
-            (u128::MAX - 10, 3),
-            (77, 1),
-            (u128::MAX, 2),
-            (0, 3),
-        ] {
-            let a = Fe::from_parts(low, top);
-            let next = a.add(&Fe::from_parts(0, 1)).mul(&r).low128();
-            assert_eq!(recover(&r, low, next).low128(), low);
-            let back = recover(&r, low, next);
-            let reduced_top = (back.0[4] >> 24) & 3;
-            assert_eq!(reduced_top, top, "low {low:#x}");
+    fn poly1305_sum_matches_horner_over_the_field() {
+        // `finalize_sum` (through whatever vector backend this CPU gives Poly1305) against
+        // `h = (h + m_i + 2^128) r mod p` evaluated block by block with `Fe`.
+        let mut x = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128;
+        let mut next = || {
+            x = x
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)
+                .wrapping_add(11);
+            x
+        };
+        let mut tops = [0usize; 4];
+        for round in 0..40usize {
+            let r = next() & 0x0fff_fffc_0fff_fffc_0fff_fffc_0fff_ffff;
+            let mut key = [0u8; 32];
+            key[..16].copy_from_slice(&r.to_le_bytes());
+            let blocks = 1 + round * 13;
+            let msg: Vec<u8> = (0..blocks).flat_map(|_| next().to_le_bytes()).collect();
+            let mut mac = Poly1305::from_key(&key);
+            mac.update(&msg);
+            let (low, top) = mac.finalize_sum();
+            let fr = Fe::from_parts(r, 0);
+            let mut h = Fe::ZERO;
+            for m in msg.chunks_exact(16) {
+                h = h.add(&Fe::from_parts(le128(m), 1)).mul(&fr);
+            }
+            assert_eq!(low, h.low128(), "{blocks} blocks");
+            let expected_top = h.reduced()[4] >> 24;
+            assert_eq!(top, expected_top, "{blocks} blocks");
+            tops[top as usize] += 1;
         }
+        assert!(
+            tops[1] + tops[2] + tops[3] > 0,
+            "the top bits were never exercised"
+        );
     }
 }

@@ -186,15 +186,32 @@ impl Poly1305 {
 
     /// Returns the 16-byte tag.
     pub fn finalize(mut self) -> [u8; 16] {
+        self.absorb_last();
+        self.tag()
+    }
+
+    /// The polynomial's value `h mod (2^130 - 5)` before `s` is added, as its low 128 bits and its
+    /// top two bits: what a message split over threads (`crate::engine`) combines part by part.
+    pub(crate) fn finalize_sum(mut self) -> (u128, u64) {
+        self.absorb_last();
+        let h = self.reduced();
+        let low = u128::from(h[0] | (h[1] << 26))
+            | u128::from((h[1] >> 6) | (h[2] << 20)) << 32
+            | u128::from((h[2] >> 12) | (h[3] << 14)) << 64
+            | u128::from((h[3] >> 18) | (h[4] << 8)) << 96;
+        (low, u64::from(h[4] >> 24))
+    }
+
+    /// Absorbs the last partial block, if any: it gets a 1 byte appended and no 2^128 bit.
+    fn absorb_last(&mut self) {
         if self.pending_len > 0 {
-            // The last partial block gets a 1 byte appended and no 2^128 bit.
             let mut last = [0u8; 16];
             last[..self.pending_len].copy_from_slice(&self.pending[..self.pending_len]);
             last[self.pending_len] = 1;
             self.blocks(&last, 0);
             last.zeroize();
+            self.pending_len = 0;
         }
-        self.tag()
     }
 
     /// `h = (h + m + hibit * 2^128) * r mod 2^130 - 5` for each 16-byte block of `data`.
@@ -235,6 +252,26 @@ impl Poly1305 {
 
     /// Fully reduces `h` modulo 2^130 - 5 without branches and adds `s` modulo 2^128.
     fn tag(&self) -> [u8; 16] {
+        let [h0, h1, h2, h3, h4] = self.reduced();
+        // h mod 2^128 as four 32-bit words, plus s with carries.
+        let w = [
+            h0 | (h1 << 26),
+            (h1 >> 6) | (h2 << 20),
+            (h2 >> 12) | (h3 << 14),
+            (h3 >> 18) | (h4 << 8),
+        ];
+        let mut out = [0u8; 16];
+        let mut carry = 0u64;
+        for ((o, w), s) in out.chunks_exact_mut(4).zip(w).zip(self.s) {
+            let sum = u64::from(w) + u64::from(s) + carry;
+            o.copy_from_slice(&(sum as u32).to_le_bytes());
+            carry = sum >> 32;
+        }
+        out
+    }
+
+    /// `h` fully reduced modulo 2^130 - 5, without branches, in 26-bit limbs.
+    fn reduced(&self) -> [u32; 5] {
         let [mut h0, mut h1, mut h2, mut h3, mut h4] = self.h;
         h2 += h1 >> 26;
         h1 &= LIMB_MASK;
@@ -260,29 +297,13 @@ impl Poly1305 {
         // All ones when g4 did not borrow (top bit clear), zero otherwise.
         let use_g = (g4 >> 31).wrapping_sub(1);
         let pick = |g: u32, h: u32| (g & use_g) | (h & !use_g);
-        let (h0, h1, h2, h3, h4) = (
+        [
             pick(g0, h0),
             pick(g1, h1),
             pick(g2, h2),
             pick(g3, h3),
             pick(g4, h4),
-        );
-
-        // h mod 2^128 as four 32-bit words, plus s with carries.
-        let w = [
-            h0 | (h1 << 26),
-            (h1 >> 6) | (h2 << 20),
-            (h2 >> 12) | (h3 << 14),
-            (h3 >> 18) | (h4 << 8),
-        ];
-        let mut out = [0u8; 16];
-        let mut carry = 0u64;
-        for ((o, w), s) in out.chunks_exact_mut(4).zip(w).zip(self.s) {
-            let sum = u64::from(w) + u64::from(s) + carry;
-            o.copy_from_slice(&(sum as u32).to_le_bytes());
-            carry = sum >> 32;
-        }
-        out
+        ]
     }
 }
 
