@@ -67,6 +67,18 @@ DEVICE_FN u64 magma_block_tab(LOCAL_PTR const u32 *tab, u32 lane, const u32 *k, 
     return ((u64)a1 << 32) | a0;
 }
 
+/* Decryption: K1..K8 once, then K8..K1 three times; the last round does not swap. */
+DEVICE_FN u64 magma_block_tab_inv(LOCAL_PTR const u32 *tab, u32 lane, const u32 *k, u32 a1, u32 a0)
+{
+    for (int r = 0; r < 31; r++) {
+        u32 t = a0;
+        a0 = a1 ^ magma_g_tab(tab, lane, a0 + k[r < 8 ? r : 7 - (r & 7)]);
+        a1 = t;
+    }
+    a1 ^= magma_g_tab(tab, lane, a0 + k[0]);
+    return ((u64)a1 << 32) | a0;
+}
+
 DEVICE_FN u64 magma_block_anf(const u32 *k, u32 a1, u32 a0)
 {
     for (int r = 0; r < 24; r++) {
@@ -146,7 +158,8 @@ KERNEL void magma_ecb_anf(GLOBAL u32 *data, GLOBAL const u32 *key, u64 nblocks)
 
 /* Multi-stream modes: thread s runs stream s (blocks_per_stream blocks at data + s * 2 *
  * blocks_per_stream words) with key words keys[8s..8s+8] and IV ivs[2s] || ivs[2s+1] (numbers).
- * mode: 0 = CFB encrypt, 1 = CFB decrypt, 2 = CBC encrypt, 3 = OMAC (full-block tag to tags[2s..]).
+ * mode: 0 = CFB encrypt, 1 = CFB decrypt, 2 = CBC encrypt, 3 = OMAC (full-block tag to tags[2s..]),
+ * 4 = CBC decrypt.
  * Table variant: the work-group shares the tables; the stream loop is sequential by nature. */
 KERNEL void magma_streams_tab(GLOBAL u32 *data, GLOBAL const u32 *tables, GLOBAL const u32 *keys,
                               GLOBAL const u32 *ivs, GLOBAL u32 *tags, u32 blocks_per_stream,
@@ -189,6 +202,9 @@ KERNEL void magma_streams_tab(GLOBAL u32 *data, GLOBAL const u32 *tables, GLOBAL
                 const u64 x = in ^ reg;
                 out = magma_block_tab(tab, lane, k, (u32)(x >> 32), (u32)x);
                 reg = out;
+            } else if (mode == 4u) {
+                out = reg ^ magma_block_tab_inv(tab, lane, k, (u32)(in >> 32), (u32)in);
+                reg = in;
             } else {
                 out = in ^ magma_block_tab(tab, lane, k, (u32)(reg >> 32), (u32)reg);
                 reg = mode == 0u ? out : in;

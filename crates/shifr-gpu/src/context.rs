@@ -1,6 +1,7 @@
 //! [`GpuContext`]: picks the runtime (CUDA if a driver and device are present, else OpenCL, or as
 //! `SHIFR_GPU=cuda|opencl` says) and runs jobs host-to-host (pipelined) or device-resident (timing).
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use shifr::block::magma::SBox;
@@ -8,9 +9,10 @@ use shifr::block::magma::SBox;
 use crate::cuda::{CudaDevice, PinnedBuffer};
 use crate::device::{groups_for, Arg, Device, GROUP_SIZE};
 use crate::error::{GpuError, Result};
-use crate::job::{Counter, Fixed, GpuJob};
+use crate::job::{push_fixed, table_ids, Counter, GpuJob};
 use crate::opencl::OpenClDevice;
 use crate::streams::{self, StreamMode};
+use crate::tables::TableId;
 
 /// Default bytes per pipeline chunk (each of the queues holds one chunk in flight).
 pub const DEFAULT_CHUNK: usize = 32 << 20;
@@ -170,7 +172,7 @@ impl GpuContext {
         on_device!(self, d => crate::keystream::run(d, job, starts, segment_len, stride, data, self.chunk))
     }
 
-    /// Multi-stream Magma (GOST R 34.13 CFB / CBC encryption / MAC): stream `i` is
+    /// Multi-stream Magma (GOST R 34.13 CFB / CBC / MAC): stream `i` is
     /// `data[i * stream_len..][..stream_len]` with `keys[i]` and `ivs[i]` (ignored for MAC). Returns
     /// the full 8-byte tags for [`StreamMode::Mac`], else an empty vector.
     pub fn magma_streams(
@@ -182,14 +184,36 @@ impl GpuContext {
         data: &mut [u8],
         stream_len: usize,
     ) -> Result<Vec<[u8; 8]>> {
-        let inputs = streams::prepare(mode, keys, ivs, data.len(), stream_len)?;
+        let inputs = streams::magma_inputs(sbox, mode, keys, ivs, data.len(), stream_len)?;
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        on_device!(self, d => streams::run(d, sbox, mode, &inputs, data))
+        let tags = on_device!(self, d => streams::run(d, &inputs, data))?;
+        Ok(streams::magma_tags(&tags))
     }
 
-    /// Seconds per multi-stream pass with the data already on the device (median of `iterations`).
+    /// Multi-stream Kuznyechik (GOST R 34.13 CFB / CBC / MAC), laid out as
+    /// [`Self::magma_streams`]: 32-byte keys (expanded on the device), 16-byte IVs (ignored for
+    /// MAC), whole 16-byte blocks per stream. Returns the full 16-byte tags for
+    /// [`StreamMode::Mac`], else an empty vector.
+    pub fn kuznyechik_streams(
+        &self,
+        mode: StreamMode,
+        keys: &[[u8; 32]],
+        ivs: &[[u8; 16]],
+        data: &mut [u8],
+        stream_len: usize,
+    ) -> Result<Vec<[u8; 16]>> {
+        let inputs = streams::kuznyechik_inputs(mode, keys, ivs, data.len(), stream_len)?;
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let tags = on_device!(self, d => streams::run(d, &inputs, data))?;
+        Ok(streams::kuznyechik_tags(&tags))
+    }
+
+    /// Seconds per multi-stream Magma pass (param-Z S-boxes) with the data already on the device
+    /// (median of `iterations`).
     pub fn time_magma_streams(
         &self,
         mode: StreamMode,
@@ -199,14 +223,38 @@ impl GpuContext {
         iterations: usize,
     ) -> Result<Duration> {
         let len = keys.len() * stream_len;
-        let inputs = streams::prepare(mode, keys, ivs, len, stream_len)?;
+        let inputs = streams::magma_inputs(SBox::Tc26Z, mode, keys, ivs, len, stream_len)?;
+        self.time_streams(&inputs, iterations)
+    }
+
+    /// Seconds per multi-stream Kuznyechik pass with the data already on the device (median of
+    /// `iterations`); the in-kernel key schedule is part of every pass.
+    pub fn time_kuznyechik_streams(
+        &self,
+        mode: StreamMode,
+        keys: &[[u8; 32]],
+        ivs: &[[u8; 16]],
+        stream_len: usize,
+        iterations: usize,
+    ) -> Result<Duration> {
+        let len = keys.len() * stream_len;
+        let inputs = streams::kuznyechik_inputs(mode, keys, ivs, len, stream_len)?;
+        self.time_streams(&inputs, iterations)
+    }
+
+    fn time_streams(&self, inputs: &streams::StreamInputs, iterations: usize) -> Result<Duration> {
         on_device!(self, d => {
-            let bufs = streams::upload(d, SBox::Tc26Z, &inputs)?;
-            let data = d.alloc(len)?;
-            median_time(d, iterations, || {
-                streams::launch(d, SBox::Tc26Z, mode, &inputs, &bufs, &data)
-            })
+            let tables = streams::tables_for(d, inputs)?;
+            let bufs = streams::upload(d, inputs)?;
+            let data = d.alloc(inputs.data_len())?;
+            median_time(d, iterations, || streams::launch(d, inputs, &tables, &bufs, &data))
         })
+    }
+
+    /// How many constant tables (S-box, LS, AES tables; never keys) this context has uploaded:
+    /// each once, on first use, whatever the number of calls.
+    pub fn table_uploads(&self) -> usize {
+        on_device!(self, d => d.table_uploads())
     }
 }
 
@@ -222,16 +270,12 @@ fn job_args<'a, B>(
     job: &GpuJob,
     data: &'a B,
     consts: &'a [B],
+    tables: &'a HashMap<TableId, B>,
     first_block: u64,
     nblocks: u64,
-) -> Vec<Arg<'a, B>> {
+) -> Result<Vec<Arg<'a, B>>> {
     let mut args = vec![Arg::Buf(data)];
-    for f in &job.fixed {
-        args.push(match *f {
-            Fixed::Buffer(i) => Arg::Buf(&consts[i]),
-            Fixed::U32(v) => Arg::U32(v),
-        });
-    }
+    push_fixed(&mut args, &job.fixed, consts, tables)?;
     match job.counter {
         Counter::None => {}
         // ChaCha20's counter cannot wrap here: check_len bounds the blocks.
@@ -244,20 +288,23 @@ fn job_args<'a, B>(
         }
     }
     args.push(Arg::U64(nblocks));
-    args
+    Ok(args)
 }
 
+/// The job's per-call buffers (round keys, state) on the device.
 fn upload_consts<D: Device>(dev: &D, job: &GpuJob) -> Result<Vec<D::Buf>> {
     job.buffers.iter().map(|b| dev.alloc_from(b)).collect()
 }
 
 fn run_pipelined<D: Device>(dev: &D, job: &GpuJob, data: &mut [u8], chunk: usize) -> Result<()> {
     let consts = upload_consts(dev, job)?;
+    let tables = dev.tables(&table_ids(&job.fixed))?;
     let chunk = (chunk / job.block).max(1) * job.block;
     let busy = dev.busy_groups();
     dev.pipeline(data, chunk, &mut |queue, buf, offset, len| {
         let nblocks = len.div_ceil(job.block) as u64;
-        let args = job_args(job, buf, &consts, (offset / job.block) as u64, nblocks);
+        let first = (offset / job.block) as u64;
+        let args = job_args(job, buf, &consts, &tables, first, nblocks)?;
         dev.launch(
             queue,
             job.sbox,
@@ -276,9 +323,10 @@ fn time_resident<D: Device>(
     iterations: usize,
 ) -> Result<Duration> {
     let consts = upload_consts(dev, job)?;
+    let tables = dev.tables(&table_ids(&job.fixed))?;
     let data = dev.alloc(bytes)?;
     let nblocks = (bytes / job.block) as u64;
-    let args = job_args(job, &data, &consts, 0, nblocks);
+    let args = job_args(job, &data, &consts, &tables, 0, nblocks)?;
     let groups = groups_for(nblocks, dev.busy_groups());
     median_time(dev, iterations, || {
         dev.launch(0, job.sbox, job.kernel, &args, groups, GROUP_SIZE)

@@ -20,9 +20,10 @@ use cudarc::driver::{
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
 use shifr::block::magma::SBox;
 
-use crate::device::{Arg, ChunkKernel, Device};
+use crate::device::{Arg, ChunkKernel, Device, TableCache, Tables};
 use crate::error::{GpuError, Result};
 use crate::source;
+use crate::tables::TableId;
 
 /// Streams the pipeline rotates over (seed 001, figure 4: copy-in, kernel and copy-out of three
 /// consecutive chunks in flight at once).
@@ -36,6 +37,7 @@ pub(crate) struct CudaDevice {
     streams: Vec<Arc<CudaStream>>,
     modules: RefCell<HashMap<SBox, Arc<CudaModule>>>,
     functions: RefCell<HashMap<(SBox, String), CudaFunction>>,
+    tables: TableCache<CudaSlice<u8>>,
 }
 
 fn api(what: &str, e: impl std::fmt::Debug) -> GpuError {
@@ -89,6 +91,7 @@ impl CudaDevice {
             streams,
             modules: RefCell::new(HashMap::new()),
             functions: RefCell::new(HashMap::new()),
+            tables: TableCache::new(),
         })
     }
 
@@ -167,6 +170,14 @@ impl Device for CudaDevice {
             .synchronize()
             .map_err(|e| api("synchronize", e))?;
         Ok(buf)
+    }
+
+    fn tables(&self, ids: &[TableId]) -> Result<Tables<'_, CudaSlice<u8>>> {
+        self.tables.get(ids, |bytes| self.alloc_from(bytes))
+    }
+
+    fn table_uploads(&self) -> usize {
+        self.tables.len()
     }
 
     fn read(&self, buf: &CudaSlice<u8>, out: &mut [u8]) -> Result<()> {

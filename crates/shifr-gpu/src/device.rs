@@ -2,7 +2,11 @@
 //! and the pipelined host-to-host loop. The unsafe parts (asynchronous copies whose host memory must
 //! outlive them) stay inside each runtime's file.
 
-use crate::error::Result;
+use std::cell::{Ref, RefCell};
+use std::collections::HashMap;
+
+use crate::error::{GpuError, Result};
+use crate::tables::TableId;
 use shifr::block::magma::SBox;
 
 /// One kernel argument.
@@ -34,6 +38,14 @@ pub(crate) trait Device {
 
     /// A device buffer holding a copy of `data` (blocking).
     fn alloc_from(&self, data: &[u8]) -> Result<Self::Buf>;
+
+    /// The device copies of the constant tables `ids`, each uploaded on its first use in this context
+    /// and kept (tables are key-independent; keys and data are uploaded per call). Look them up with
+    /// [`table`]; hold the returned map only for the call.
+    fn tables(&self, ids: &[TableId]) -> Result<Tables<'_, Self::Buf>>;
+
+    /// Tables uploaded so far in this context (each exactly once).
+    fn table_uploads(&self) -> usize;
 
     /// Copies `out.len()` bytes from the start of `buf` (blocking).
     fn read(&self, buf: &Self::Buf, out: &mut [u8]) -> Result<()>;
@@ -68,4 +80,58 @@ pub(crate) trait Device {
 pub(crate) fn groups_for(items: u64, busy: usize) -> usize {
     let needed = items.div_ceil(GROUP_SIZE as u64).max(1);
     needed.min(busy.max(1) as u64) as usize
+}
+
+/// The device's constant tables, as [`Device::tables`] returns them.
+pub(crate) type Tables<'a, B> = Ref<'a, HashMap<TableId, B>>;
+
+/// One device buffer per [`TableId`], uploaded on first use.
+pub(crate) struct TableCache<B> {
+    bufs: RefCell<HashMap<TableId, B>>,
+}
+
+fn busy() -> GpuError {
+    GpuError::Api("constant-table cache in use by an enclosing call".into())
+}
+
+impl<B> TableCache<B> {
+    pub(crate) fn new() -> Self {
+        TableCache {
+            bufs: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Uploads (with `upload`) whichever of `ids` is not on the device yet, then lends the map.
+    pub(crate) fn get(
+        &self,
+        ids: &[TableId],
+        upload: impl Fn(&[u8]) -> Result<B>,
+    ) -> Result<Tables<'_, B>> {
+        for &id in ids {
+            if !self
+                .bufs
+                .try_borrow()
+                .map_err(|_| busy())?
+                .contains_key(&id)
+            {
+                let buf = upload(&id.bytes())?;
+                self.bufs
+                    .try_borrow_mut()
+                    .map_err(|_| busy())?
+                    .insert(id, buf);
+            }
+        }
+        self.bufs.try_borrow().map_err(|_| busy())
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.bufs.try_borrow().map_or(0, |b| b.len())
+    }
+}
+
+/// The device buffer of table `id` in `tables` (which [`Device::tables`] filled with it).
+pub(crate) fn table<B>(tables: &HashMap<TableId, B>, id: TableId) -> Result<&B> {
+    tables
+        .get(&id)
+        .ok_or_else(|| GpuError::Api(format!("table {id:?} was not uploaded")))
 }

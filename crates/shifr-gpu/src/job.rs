@@ -5,7 +5,10 @@ use shifr::block::magma::SBox;
 use shifr::{Error, Result};
 use zeroize::Zeroizing;
 
-use crate::tables;
+use std::collections::HashMap;
+
+use crate::device::{table, Arg};
+use crate::tables::{self, TableId};
 
 /// Which S-box layer the Magma kernels use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,11 +29,42 @@ impl MagmaVariant {
     }
 }
 
-/// A constant argument: one of the job's buffers, or a 32-bit scalar.
+/// A constant argument: one of the job's (secret, per-call) buffers, a key-independent table kept
+/// on the device, or a 32-bit scalar.
 #[derive(Clone, Copy)]
 pub(crate) enum Fixed {
     Buffer(usize),
+    Table(TableId),
     U32(u32),
+}
+
+/// The tables among `fixed`.
+pub(crate) fn table_ids(fixed: &[Fixed]) -> Vec<TableId> {
+    fixed
+        .iter()
+        .filter_map(|f| match f {
+            Fixed::Table(id) => Some(*id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Appends the kernel arguments of `fixed`: `buffers` are the call's uploaded buffers, `tables` the
+/// device's cached tables.
+pub(crate) fn push_fixed<'a, B>(
+    args: &mut Vec<Arg<'a, B>>,
+    fixed: &[Fixed],
+    buffers: &'a [B],
+    tables: &'a HashMap<TableId, B>,
+) -> crate::error::Result<()> {
+    for f in fixed {
+        args.push(match *f {
+            Fixed::Buffer(i) => Arg::Buf(&buffers[i]),
+            Fixed::Table(id) => Arg::Buf(table(tables, id)?),
+            Fixed::U32(v) => Arg::U32(v),
+        });
+    }
+    Ok(())
 }
 
 /// The counter scalar(s) passed after the fixed arguments, advanced by the chunk's first block.
@@ -45,7 +79,7 @@ pub(crate) enum Counter {
     U128(u128),
 }
 
-/// One GPU job: the kernel, its constant buffers and scalars, and the counter.
+/// One GPU job: the kernel, its key buffers, tables and scalars, and the counter.
 pub struct GpuJob {
     pub(crate) label: String,
     pub(crate) kernel: &'static str,
@@ -53,6 +87,7 @@ pub struct GpuJob {
     pub(crate) whole_blocks: bool,
     pub(crate) max_blocks: Option<u64>,
     pub(crate) sbox: SBox,
+    /// Round keys / state: uploaded per call.
     pub(crate) buffers: Vec<Zeroizing<Vec<u8>>>,
     pub(crate) fixed: Vec<Fixed>,
     pub(crate) counter: Counter,
@@ -118,8 +153,8 @@ impl GpuJob {
                 } else {
                     "magma_ecb_tab"
                 },
-                vec![bytes_u32(&tables::magma_nibble_tables(sbox)), key],
-                vec![Fixed::Buffer(0), Fixed::Buffer(1)],
+                vec![key],
+                vec![Fixed::Table(TableId::MagmaNibbles(sbox)), Fixed::Buffer(0)],
             ),
             (MagmaVariant::Boolean, m) => (
                 if m == "ctr" {
@@ -169,8 +204,8 @@ impl GpuJob {
             whole_blocks: mode == "ecb",
             max_blocks: None,
             sbox: SBox::Tc26Z,
-            buffers: vec![bytes_u64(&tables::kuznyechik_tables()), keys],
-            fixed: vec![Fixed::Buffer(0), Fixed::Buffer(1)],
+            buffers: vec![keys],
+            fixed: vec![Fixed::Table(TableId::KuznyechikLs), Fixed::Buffer(0)],
             counter,
         })
     }
@@ -201,8 +236,12 @@ impl GpuJob {
             whole_blocks: mode == "ecb",
             max_blocks: None,
             sbox: SBox::Tc26Z,
-            buffers: vec![bytes_u32(&tables::aes_tables()), bytes_u32(&keys)],
-            fixed: vec![Fixed::Buffer(0), Fixed::Buffer(1), Fixed::U32(rounds)],
+            buffers: vec![bytes_u32(&keys)],
+            fixed: vec![
+                Fixed::Table(TableId::Aes),
+                Fixed::Buffer(0),
+                Fixed::U32(rounds),
+            ],
             counter,
         })
     }

@@ -15,16 +15,17 @@ use zeroize::Zeroizing;
 use crate::context::GpuContext;
 use crate::device::{groups_for, Arg, Device, GROUP_SIZE};
 use crate::error::{GpuError, Result};
-use crate::tables;
+use crate::job::{push_fixed, table_ids, Fixed};
+use crate::tables::{self, TableId};
 
 /// The keyed segment kernel of one file.
 pub(crate) struct SegmentJob {
     pub(crate) cipher: KeystreamCipher,
     pub(crate) kernel: &'static str,
-    /// Constant buffers (tables, round keys, state), passed after the data in this order.
+    /// Round keys / state: uploaded per call (the tables are the device's, uploaded once).
     pub(crate) buffers: Vec<Zeroizing<Vec<u8>>>,
-    /// AES: the round count, passed after the buffers.
-    pub(crate) rounds: Option<u32>,
+    /// The arguments after the data, in kernel order (tables, `buffers`, AES's round count).
+    pub(crate) fixed: Vec<Fixed>,
     /// Bytes of one kernel word (the unit of `stride`): 8 for Kuznyechik, else 4.
     pub(crate) word: usize,
 }
@@ -39,29 +40,30 @@ fn bytes_u64(words: &[u64]) -> Zeroizing<Vec<u8>> {
 
 impl SegmentJob {
     fn new(key: &KeystreamKey) -> Result<SegmentJob> {
-        let (kernel, buffers, rounds, word) = match key.cipher {
+        let (kernel, buffers, fixed, word) = match key.cipher {
             KeystreamCipher::Aes => {
                 let (keys, rounds) = tables::aes_round_keys(&key.key)?;
                 (
                     "aes_ctr_segments",
-                    vec![bytes_u32(&tables::aes_tables()), bytes_u32(&keys)],
-                    Some(rounds),
+                    vec![bytes_u32(&keys)],
+                    vec![
+                        Fixed::Table(TableId::Aes),
+                        Fixed::Buffer(0),
+                        Fixed::U32(rounds),
+                    ],
                     4,
                 )
             }
             KeystreamCipher::Kuznyechik => (
                 "kuznyechik_ctr_segments",
-                vec![
-                    bytes_u64(&tables::kuznyechik_tables()),
-                    bytes_u64(&tables::kuznyechik_round_keys(&key.key)?),
-                ],
-                None,
+                vec![bytes_u64(&tables::kuznyechik_round_keys(&key.key)?)],
+                vec![Fixed::Table(TableId::KuznyechikLs), Fixed::Buffer(0)],
                 8,
             ),
             KeystreamCipher::Magma => (
                 "magma_ctr_segments",
                 vec![bytes_u32(&tables::magma_key_words(&key.key)?)],
-                None,
+                vec![Fixed::Buffer(0)],
                 4,
             ),
             KeystreamCipher::ChaCha20 => {
@@ -75,14 +77,19 @@ impl SegmentJob {
                         })?;
                 // Words 0..12 (constants and key) are all the kernel reads; 12..16 come per segment.
                 let state = Zeroizing::new(shifr::stream::chacha20::setup_state(k, 0, &[0; 12]));
-                ("chacha20_segments", vec![bytes_u32(&state[..])], None, 4)
+                (
+                    "chacha20_segments",
+                    vec![bytes_u32(&state[..])],
+                    vec![Fixed::Buffer(0)],
+                    4,
+                )
             }
         };
         Ok(SegmentJob {
             cipher: key.cipher,
             kernel,
             buffers,
-            rounds,
+            fixed,
             word,
         })
     }
@@ -107,6 +114,7 @@ pub(crate) fn run<D: Device>(
         .iter()
         .map(|b| dev.alloc_from(b))
         .collect::<Result<Vec<_>>>()?;
+    let tables = dev.tables(&table_ids(&job.fixed))?;
     let start_bytes = Zeroizing::new(starts.concat());
     let starts_buf = dev.alloc_from(&start_bytes)?;
     let block = job.cipher.block_len();
@@ -118,10 +126,7 @@ pub(crate) fn run<D: Device>(
         let last_len = (len - (segments - 1) * stride).min(segment_len);
         let nblocks = (segments as u64 - 1) * seg_blocks + last_len.div_ceil(block) as u64;
         let mut args = vec![Arg::Buf(buf)];
-        args.extend(consts.iter().map(Arg::Buf));
-        if let Some(rounds) = job.rounds {
-            args.push(Arg::U32(rounds));
-        }
+        push_fixed(&mut args, &job.fixed, &consts, &tables)?;
         args.push(Arg::Buf(&starts_buf));
         args.push(Arg::U64((offset / stride) as u64));
         args.push(Arg::U64(seg_blocks));

@@ -19,9 +19,10 @@ use opencl3::program::Program;
 use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING};
 use shifr::block::magma::SBox;
 
-use crate::device::{Arg, ChunkKernel, Device};
+use crate::device::{Arg, ChunkKernel, Device, TableCache, Tables};
 use crate::error::{GpuError, Result};
 use crate::source;
+use crate::tables::TableId;
 
 /// Queues the pipeline rotates over.
 const QUEUES: usize = 3;
@@ -33,6 +34,7 @@ pub(crate) struct OpenClDevice {
     queues: Vec<CommandQueue>,
     programs: RefCell<HashMap<SBox, Program>>,
     kernels: RefCell<HashMap<(SBox, String), Kernel>>,
+    tables: TableCache<Buffer<u8>>,
 }
 
 fn api(what: &str, e: impl std::fmt::Display) -> GpuError {
@@ -68,6 +70,7 @@ impl OpenClDevice {
             queues,
             programs: RefCell::new(HashMap::new()),
             kernels: RefCell::new(HashMap::new()),
+            tables: TableCache::new(),
         })
     }
 
@@ -126,6 +129,14 @@ impl Device for OpenClDevice {
         unsafe { self.queues[0].enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, data, &[]) }
             .map_err(|e| api("write", e))?;
         Ok(buf)
+    }
+
+    fn tables(&self, ids: &[TableId]) -> Result<Tables<'_, Buffer<u8>>> {
+        self.tables.get(ids, |bytes| self.alloc_from(bytes))
+    }
+
+    fn table_uploads(&self) -> usize {
+        self.tables.len()
     }
 
     fn read(&self, buf: &Buffer<u8>, out: &mut [u8]) -> Result<()> {

@@ -1,12 +1,51 @@
 //! Host-side preparation of what the kernels read: S-box tables, round keys and the Boolean-function
 //! (algebraic normal form) masks of the Magma S-boxes. Everything is derived from the CPU library's
-//! public definitions (S-box rows, PI, transform L, key schedules), so GPU and CPU share one source of
-//! truth. Round keys are returned in `Zeroizing` buffers.
+//! public definitions (S-box rows, PI, transforms L and L^-1, round constants, key schedules), so GPU
+//! and CPU share one source of truth. Round keys are returned in `Zeroizing` buffers.
+//!
+//! The key-independent tables are named by [`TableId`]: each device uploads one once and keeps it for
+//! the life of its context (`device::TableCache`), so a call uploads only its keys and data.
 
 use shifr::block::kuznyechik::{self, Kuznyechik};
 use shifr::block::magma::{self, SBox};
 use shifr::{Error, Result};
 use zeroize::Zeroizing;
+
+/// A key-independent constant table the kernels read from device memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum TableId {
+    /// [`magma_nibble_tables`] of one S-box set (512 bytes).
+    MagmaNibbles(SBox),
+    /// [`kuznyechik_tables`]: the fused LS tables (64 KiB).
+    KuznyechikLs,
+    /// [`kuznyechik_round_constants`]: C_1..C_32 of the key schedule (512 bytes).
+    KuznyechikConstants,
+    /// [`kuznyechik_inverse_tables`]: fused L^-1 S^-1 tables, PI and PI^-1 (64 KiB + 512 bytes).
+    KuznyechikInverse,
+    /// [`aes_tables`]: T0 and the S-box (2 KiB).
+    Aes,
+}
+
+impl TableId {
+    /// The table's bytes as the kernels read them (little-endian words).
+    pub(crate) fn bytes(self) -> Vec<u8> {
+        match self {
+            TableId::MagmaNibbles(sbox) => le_u32(&magma_nibble_tables(sbox)),
+            TableId::KuznyechikLs => le_u64(&kuznyechik_tables()),
+            TableId::KuznyechikConstants => le_u64(&kuznyechik_round_constants()),
+            TableId::KuznyechikInverse => kuznyechik_inverse_tables(),
+            TableId::Aes => le_u32(&aes_tables()),
+        }
+    }
+}
+
+fn le_u32(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn le_u64(words: &[u64]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
 
 /// The eight Magma nibble tables as 128 words: entry `16 p + v` is `(S_p(v) << 4p) <<< 11`, so the
 /// round function is the XOR of one entry per nibble (the kernel replicates them per bank).
@@ -73,6 +112,41 @@ pub(crate) fn kuznyechik_tables() -> Vec<u64> {
             out.extend(words_le(&l));
         }
     }
+    out
+}
+
+/// The key-schedule constants C_1..C_32 (`C_i = L(Vec_128(i))`) as pairs of little-endian 64-bit
+/// words in wire byte order, for the kernels that expand keys themselves.
+pub(crate) fn kuznyechik_round_constants() -> Vec<u64> {
+    (1..=32u8)
+        .flat_map(|i| words_le(&kuznyechik::round_constant(i)))
+        .collect()
+}
+
+/// The inverse of PI.
+fn kuznyechik_pi_inv() -> [u8; 256] {
+    let mut inv = [0u8; 256];
+    for (x, &y) in kuznyechik::PI.iter().enumerate() {
+        inv[usize::from(y)] = x as u8;
+    }
+    inv
+}
+
+/// Decryption tables: the sixteen fused tables `IT[j][b] = L^-1(PI^-1(b) in byte j)` (64 KiB, pairs of
+/// little-endian words as [`kuznyechik_tables`]), then PI (256 bytes) and PI^-1 (256 bytes).
+/// `L^-1(x)` is `XOR_j IT[j][PI(x_j)]`, which the kernels use for the inverse round keys.
+pub(crate) fn kuznyechik_inverse_tables() -> Vec<u8> {
+    let pi_inv = kuznyechik_pi_inv();
+    let mut out = Vec::with_capacity(16 * 256 * 16 + 512);
+    for j in 0..16 {
+        for &s in &pi_inv {
+            let mut block = [0u8; 16];
+            block[j] = s;
+            out.extend_from_slice(&kuznyechik::transform_l_inv(&block));
+        }
+    }
+    out.extend_from_slice(&kuznyechik::PI);
+    out.extend_from_slice(&pi_inv);
     out
 }
 
@@ -192,6 +266,36 @@ mod tests {
             w[43],
             u32::from_be_bytes([0xb6, 0x63, 0x0c, 0xa6]).swap_bytes()
         );
+    }
+
+    #[test]
+    fn kuznyechik_inverse_tables_invert_the_fused_tables() {
+        let forward = kuznyechik_tables();
+        let inverse = kuznyechik_inverse_tables();
+        let pi_inv = &inverse[16 * 256 * 16 + 256..];
+        for (x, &y) in kuznyechik::PI.iter().enumerate() {
+            assert_eq!(usize::from(pi_inv[usize::from(y)]), x);
+        }
+        // IT[j][T[j][b]'s byte-j input] undoes T: L^-1(L(S(b) in byte j)) = S(b) in byte j, and
+        // IT[j][S(b)] = L^-1(b in byte j); checked through transform_l on whole blocks.
+        for j in [0usize, 7, 15] {
+            for b in [0usize, 1, 0x5a, 0xff] {
+                let mut it = [0u8; 16];
+                it.copy_from_slice(
+                    &inverse[(j * 256 + usize::from(kuznyechik::PI[b])) * 16..][..16],
+                );
+                let mut unit = [0u8; 16];
+                unit[j] = b as u8;
+                assert_eq!(kuznyechik::transform_l(&it), unit, "IT[{j}][PI[{b}]]");
+                let t = &forward[(j * 256 + b) * 2..][..2];
+                let mut block = [0u8; 16];
+                block[..8].copy_from_slice(&t[0].to_le_bytes());
+                block[8..].copy_from_slice(&t[1].to_le_bytes());
+                let mut s = [0u8; 16];
+                s[j] = kuznyechik::PI[b];
+                assert_eq!(kuznyechik::transform_l_inv(&block), s, "T[{j}][{b}]");
+            }
+        }
     }
 
     #[test]

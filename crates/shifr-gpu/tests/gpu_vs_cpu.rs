@@ -216,6 +216,11 @@ fn multistream_magma_matches_the_cpu() {
             cbc,
             "cbc {streams}x{stream_len}"
         );
+        assert_eq!(
+            gpu(StreamMode::CbcDecrypt, &cbc).0,
+            data,
+            "cbc-dec {streams}x{stream_len}"
+        );
         let msgs: Vec<&[u8]> = if stream_len == 0 {
             vec![&[][..]; streams]
         } else {

@@ -1,12 +1,16 @@
 //! `shifr bench --backend gpu` (or `SHIFR_BACKEND=gpu shifr bench`): the GPU kernels of shifr-gpu,
 //! device-resident (data already in GPU memory: the kernels' own speed) and host to host (pinned
-//! host memory -> GPU -> host memory, pipelined over several streams), plus multi-stream Magma CFB
-//! over `--streams` sectors of 512 bytes with their own keys (first checked against the CPU library).
+//! host memory -> GPU -> host memory, pipelined over several streams), plus the multi-stream GOST
+//! R 34.13 modes (Magma and Kuznyechik CFB / CBC / MAC) over `--streams` sectors of 512 bytes with
+//! their own keys: device-resident, and host to host as one upload, kernel and download per pass (not
+//! pipelined); each is first checked against the CPU library on a few streams.
 //! The kernels' correctness is the shifr-gpu tests' job (scripts/gpu-bench.sh runs them first).
 
 use crate::cli::BenchArgs;
 use anyhow::{anyhow, bail, Result};
+use shifr::block::kuznyechik::Kuznyechik;
 use shifr::block::magma::{Magma, SBox};
+use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
 use shifr::mode::multistream;
 use shifr_bench::sizes;
@@ -33,7 +37,54 @@ const ALGS: &[&str] = &[
     "kuznyechik-ecb",
     "aes-128-ecb",
     "magma-cfb-streams",
+    "magma-cbc-streams",
+    "magma-mac-streams",
+    "kuznyechik-cfb-streams",
+    "kuznyechik-cbc-streams",
+    "kuznyechik-mac-streams",
 ];
+
+/// The block cipher of a multi-stream workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StreamCipher {
+    Magma,
+    Kuznyechik,
+}
+
+impl StreamCipher {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            StreamCipher::Magma => "magma",
+            StreamCipher::Kuznyechik => "kuznyechik",
+        }
+    }
+
+    fn block(self) -> usize {
+        match self {
+            StreamCipher::Magma => 8,
+            StreamCipher::Kuznyechik => 16,
+        }
+    }
+}
+
+/// `magma-cfb-streams` / `kuznyechik-mac-streams` (also without `-streams`: Kuznyechik CFB / CBC /
+/// MAC exist on the GPU only as multi-stream kernels) -> cipher and mode.
+fn stream_workload(name: &str) -> Option<(StreamCipher, StreamMode)> {
+    let base = name.strip_suffix("-streams").unwrap_or(name);
+    let (cipher, mode) = base.split_once('-')?;
+    let cipher = match cipher {
+        "magma" if name.ends_with("-streams") => StreamCipher::Magma,
+        "kuznyechik" => StreamCipher::Kuznyechik,
+        _ => return None,
+    };
+    let mode = match mode {
+        "cfb" => StreamMode::CfbEncrypt,
+        "cbc" => StreamMode::CbcEncrypt,
+        "mac" => StreamMode::Mac,
+        _ => return None,
+    };
+    Some((cipher, mode))
+}
 
 /// Whether the GPU bench was asked for: `--backend gpu`, or `SHIFR_BACKEND=gpu` without `--backend`.
 pub fn wanted(backend: Option<&str>) -> bool {
@@ -101,19 +152,25 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             "note: below {MIN_GPU_BYTES} bytes shifr keeps work on the CPU (copies and launch cost more); measured here anyway"
         );
     }
+    if names.iter().any(|n| stream_workload(n).is_some()) {
+        println!(
+            "multi-stream rows: {streams} streams x {SECTOR} B, own key and IV each; host-host = one upload, kernel and download per pass (not pipelined)"
+        );
+    }
     println!(
-        "{:<30} {:>16} {:>16}",
+        "{:<36} {:>16} {:>16}",
         "workload", "device GB/s", "host-host GB/s"
     );
     let mut host = ctx.host_buffer(bytes).map_err(|e| anyhow!(e))?;
     for name in &names {
-        if name == "magma-cfb-streams" {
-            let t = streams_time(&ctx, StreamMode::CfbEncrypt, streams, iterations)?;
-            let label = format!("magma-cfb {streams} x {SECTOR} B");
+        if let Some((cipher, mode)) = stream_workload(name) {
+            let resident = streams_time(&ctx, cipher, mode, streams, iterations)?;
+            let h2h = streams_host_time(&ctx, cipher, mode, streams, iterations)?;
+            let label = format!("{}-{} {streams} x {SECTOR} B", cipher.name(), mode.name());
             println!(
-                "{label:<30} {:>16.3} {:>16}",
-                gbps(streams * SECTOR, t),
-                "-"
+                "{label:<36} {:>16.3} {:>16.3}",
+                gbps(streams * SECTOR, resident),
+                gbps(streams * SECTOR, h2h)
             );
             continue;
         }
@@ -132,7 +189,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         times.sort();
         let h2h = times[times.len() / 2];
         println!(
-            "{:<30} {:>16.3} {:>16.3}",
+            "{:<36} {:>16.3} {:>16.3}",
             job.label(),
             gbps(bytes, resident),
             gbps(bytes, h2h)
@@ -141,54 +198,150 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Multi-stream Magma in `mode`: checks four streams against the CPU library, then times the kernel
-/// with `streams` sectors of 512 bytes resident on the device.
+/// Per-stream keys and IVs of a multi-stream workload (distinct, not secret: a benchmark).
+fn stream_inputs(streams: usize) -> (Vec<[u8; 32]>, Vec<[u8; 16]>) {
+    let keys = (0..streams).map(|i| [(i % 251) as u8; 32]).collect();
+    let ivs = (0..streams).map(|i| (i as u128).to_be_bytes()).collect();
+    (keys, ivs)
+}
+
+/// The IVs cut to Magma's 8-byte block.
+fn magma_ivs(ivs: &[[u8; 16]]) -> Vec<[u8; 8]> {
+    ivs.iter()
+        .map(|iv| iv[8..].try_into().expect("8 of 16 bytes"))
+        .collect()
+}
+
+/// One multi-stream call on the GPU over `data` (`SECTOR` bytes per key); the tags' bytes for MAC.
+pub(crate) fn gpu_streams(
+    ctx: &GpuContext,
+    cipher: StreamCipher,
+    mode: StreamMode,
+    keys: &[[u8; 32]],
+    ivs: &[[u8; 16]],
+    data: &mut [u8],
+) -> Result<Vec<Vec<u8>>> {
+    let tags = match cipher {
+        StreamCipher::Magma => ctx
+            .magma_streams(mode, SBox::Tc26Z, keys, &magma_ivs(ivs), data, SECTOR)
+            .map(|t| t.iter().map(|t| t.to_vec()).collect()),
+        StreamCipher::Kuznyechik => ctx
+            .kuznyechik_streams(mode, keys, ivs, data, SECTOR)
+            .map(|t| t.iter().map(|t| t.to_vec()).collect()),
+    };
+    tags.map_err(|e| anyhow!(e))
+}
+
+/// The CPU library's multi-stream result for `data` (in place) and the tags for MAC.
+fn cpu_streams<C: BlockCipher>(
+    ciphers: &[C],
+    mode: StreamMode,
+    ivs: &[&[u8]],
+    data: &mut [u8],
+) -> Result<Vec<Vec<u8>>> {
+    let refs: Vec<&C> = ciphers.iter().collect();
+    let in_place = |f: StreamFn<C>, data: &mut [u8]| -> Result<Vec<Vec<u8>>> {
+        let mut pieces: Vec<&mut [u8]> = data.chunks_mut(SECTOR).collect();
+        f(&refs, ivs, &mut pieces)?;
+        Ok(Vec::new())
+    };
+    match mode {
+        StreamMode::CfbEncrypt => in_place(multistream::cfb_encrypt, data),
+        StreamMode::CfbDecrypt => in_place(multistream::cfb_decrypt, data),
+        StreamMode::CbcEncrypt => in_place(multistream::cbc_encrypt, data),
+        StreamMode::CbcDecrypt => in_place(multistream::cbc_decrypt, data),
+        StreamMode::Mac => {
+            let msgs: Vec<&[u8]> = data.chunks(SECTOR).collect();
+            let n = ciphers.first().map_or(16, |c| c.block_size());
+            Ok(multistream::omac(&refs, &msgs, n)?)
+        }
+    }
+}
+
+/// A multi-stream cipher mode of the CPU library.
+type StreamFn<C> = fn(&[&C], &[&[u8]], &mut [&mut [u8]]) -> shifr::Result<()>;
+
+/// Checks four streams of the workload against the CPU library (portable backend).
+fn check_streams(
+    ctx: &GpuContext,
+    cipher: StreamCipher,
+    mode: StreamMode,
+    keys: &[[u8; 32]],
+    ivs: &[[u8; 16]],
+) -> Result<()> {
+    let check = 4.min(keys.len());
+    let (keys, ivs) = (&keys[..check], &ivs[..check]);
+    let mut data: Vec<u8> = (0..check * SECTOR).map(|i| i as u8).collect();
+    let mut want = data.clone();
+    let tags = gpu_streams(ctx, cipher, mode, keys, ivs, &mut data)?;
+    let n = cipher.block();
+    let iv_refs: Vec<&[u8]> = ivs.iter().map(|iv| &iv[16 - n..]).collect();
+    let cpu_tags = match cipher {
+        StreamCipher::Magma => {
+            let ciphers = keys
+                .iter()
+                .map(|k| Magma::with_backend(k, SBox::Tc26Z, Backend::Portable))
+                .collect::<shifr::Result<Vec<_>>>()?;
+            cpu_streams(&ciphers, mode, &iv_refs, &mut want)?
+        }
+        StreamCipher::Kuznyechik => {
+            let ciphers = keys
+                .iter()
+                .map(|k| Kuznyechik::with_backend(k, Backend::Portable))
+                .collect::<shifr::Result<Vec<_>>>()?;
+            cpu_streams(&ciphers, mode, &iv_refs, &mut want)?
+        }
+    };
+    if data != want || tags != cpu_tags {
+        bail!(
+            "GPU multi-stream {} {} disagrees with the CPU library; not timing it",
+            cipher.name(),
+            mode.name()
+        );
+    }
+    Ok(())
+}
+
+/// Multi-stream `cipher` in `mode`: checks four streams against the CPU library, then times the
+/// kernel with `streams` sectors of 512 bytes resident on the device.
 pub(crate) fn streams_time(
     ctx: &GpuContext,
+    cipher: StreamCipher,
     mode: StreamMode,
     streams: usize,
     iterations: usize,
 ) -> Result<Duration> {
-    let keys: Vec<[u8; 32]> = (0..streams).map(|i| [(i % 251) as u8; 32]).collect();
-    let ivs: Vec<[u8; 8]> = (0..streams).map(|i| (i as u64).to_be_bytes()).collect();
-    let check = 4.min(streams);
-    let mut data: Vec<u8> = (0..check * SECTOR).map(|i| i as u8).collect();
-    let mut want = data.clone();
-    let tags = ctx
-        .magma_streams(
-            mode,
-            SBox::Tc26Z,
-            &keys[..check],
-            &ivs[..check],
-            &mut data,
-            SECTOR,
-        )
-        .map_err(|e| anyhow!(e))?;
-    let ciphers: Vec<Magma> = keys[..check]
-        .iter()
-        .map(|k| Magma::with_backend(k, SBox::Tc26Z, Backend::Portable))
-        .collect::<shifr::Result<_>>()?;
-    let refs: Vec<&Magma> = ciphers.iter().collect();
-    let iv_refs: Vec<&[u8]> = ivs[..check].iter().map(|iv| &iv[..]).collect();
-    let agrees = match mode {
-        StreamMode::Mac => {
-            let msgs: Vec<&[u8]> = want.chunks(SECTOR).collect();
-            let cpu = multistream::omac(&refs, &msgs, 8)?;
-            cpu.iter().zip(&tags).all(|(c, g)| c[..] == g[..])
+    let (keys, ivs) = stream_inputs(streams);
+    check_streams(ctx, cipher, mode, &keys, &ivs)?;
+    let t = match cipher {
+        StreamCipher::Magma => {
+            ctx.time_magma_streams(mode, &keys, &magma_ivs(&ivs), SECTOR, iterations)
         }
-        _ => {
-            let mut pieces: Vec<&mut [u8]> = want.chunks_mut(SECTOR).collect();
-            match mode {
-                StreamMode::CfbEncrypt => multistream::cfb_encrypt(&refs, &iv_refs, &mut pieces)?,
-                StreamMode::CfbDecrypt => multistream::cfb_decrypt(&refs, &iv_refs, &mut pieces)?,
-                _ => multistream::cbc_encrypt(&refs, &iv_refs, &mut pieces)?,
-            }
-            data == want
+        StreamCipher::Kuznyechik => {
+            ctx.time_kuznyechik_streams(mode, &keys, &ivs, SECTOR, iterations)
         }
     };
-    if !agrees {
-        bail!("GPU multi-stream Magma {mode:?} disagrees with the CPU library; not timing it");
+    t.map_err(|e| anyhow!(e))
+}
+
+/// Host memory to host memory: the median of `iterations` whole calls (upload of keys, IVs and
+/// data, kernel, download), after one warm-up call.
+pub(crate) fn streams_host_time(
+    ctx: &GpuContext,
+    cipher: StreamCipher,
+    mode: StreamMode,
+    streams: usize,
+    iterations: usize,
+) -> Result<Duration> {
+    let (keys, ivs) = stream_inputs(streams);
+    let mut data = vec![0x3cu8; streams * SECTOR];
+    let mut times = Vec::new();
+    for _ in 0..=iterations.max(1) {
+        let start = std::time::Instant::now();
+        gpu_streams(ctx, cipher, mode, &keys, &ivs, &mut data)?;
+        times.push(start.elapsed());
     }
-    ctx.time_magma_streams(mode, &keys, &ivs, SECTOR, iterations)
-        .map_err(|e| anyhow!(e))
+    times.remove(0);
+    times.sort();
+    Ok(times[times.len() / 2])
 }
