@@ -51,6 +51,13 @@ impl AesNi {
         unsafe { decrypt_all(&self.dec, self.rounds, data) }
     }
 
+    /// SP 800-38A CTR (the whole block a big-endian counter, mod 2^128): XORs the key stream from
+    /// `counter` into `data` (any length) and advances `counter` by `ceil(data.len() / 16)`.
+    pub(super) fn ctr_xor(&self, counter: &mut [u8; 16], data: &mut [u8]) {
+        // SAFETY: an `AesNi` exists only if the CPU supports AES-NI (see `new`).
+        unsafe { ctr_all(&self.enc, self.rounds, counter, data) }
+    }
+
     pub(super) fn enc_keys(&self) -> &[[u8; 16]; MAX_ROUND_KEYS] {
         &self.enc
     }
@@ -241,5 +248,70 @@ fn decrypt_group<const N: usize>(rk: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize,
     }
     for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
         store(b, _mm_aesdeclast_si128(*v, load(&rk[rounds])));
+    }
+}
+
+#[target_feature(enable = "aes")]
+fn ctr_all(
+    keys: &[[u8; 16]; MAX_ROUND_KEYS],
+    rounds: usize,
+    counter: &mut [u8; 16],
+    data: &mut [u8],
+) {
+    let rk = keys;
+    let mut next = u128::from_be_bytes(*counter);
+    let mut groups = data.chunks_exact_mut(16 * LANES);
+    for group in &mut groups {
+        ctr_group::<LANES>(rk, rounds, &mut next, group);
+    }
+    let rest = groups.into_remainder();
+    let whole = rest.len() / 16 * 16;
+    let (blocks, tail) = rest.split_at_mut(whole);
+    match whole / 16 {
+        0 => {}
+        1 => ctr_group::<1>(rk, rounds, &mut next, blocks),
+        2 => ctr_group::<2>(rk, rounds, &mut next, blocks),
+        3 => ctr_group::<3>(rk, rounds, &mut next, blocks),
+        4 => ctr_group::<4>(rk, rounds, &mut next, blocks),
+        5 => ctr_group::<5>(rk, rounds, &mut next, blocks),
+        6 => ctr_group::<6>(rk, rounds, &mut next, blocks),
+        _ => ctr_group::<7>(rk, rounds, &mut next, blocks),
+    }
+    if !tail.is_empty() {
+        // A partial last block through a stack block, whose unused bytes then hold key stream.
+        let mut block = [0u8; 16];
+        block[..tail.len()].copy_from_slice(tail);
+        ctr_group::<1>(rk, rounds, &mut next, &mut block);
+        tail.copy_from_slice(&block[..tail.len()]);
+        block.zeroize();
+    }
+    *counter = next.to_be_bytes();
+}
+
+/// XORs the key stream of the `N` counters from `next` into `chunk` (16 * N bytes) and advances
+/// `next` by `N`; the key stream stays in registers.
+#[inline]
+#[target_feature(enable = "aes")]
+fn ctr_group<const N: usize>(
+    rk: &[[u8; 16]; MAX_ROUND_KEYS],
+    rounds: usize,
+    next: &mut u128,
+    chunk: &mut [u8],
+) {
+    let mut s = [_mm_setzero_si128(); N];
+    for (i, v) in s.iter_mut().enumerate() {
+        let block = next.wrapping_add(i as u128).to_be_bytes();
+        *v = _mm_xor_si128(load(&block), load(&rk[0]));
+    }
+    *next = next.wrapping_add(N as u128);
+    for k in &rk[1..rounds] {
+        let k = load(k);
+        for v in s.iter_mut() {
+            *v = _mm_aesenc_si128(*v, k);
+        }
+    }
+    for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
+        let ks = _mm_aesenclast_si128(*v, load(&rk[rounds]));
+        store(b, _mm_xor_si128(ks, load(b)));
     }
 }
