@@ -7,7 +7,8 @@
 
 use core::arch::x86_64::{
     __m128i, _mm_aesdec_si128, _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128,
-    _mm_aesimc_si128, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128, _mm_xor_si128,
+    _mm_aesimc_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128, _mm_storeu_si128,
+    _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -300,8 +301,12 @@ fn ctr_group<const N: usize>(
 ) {
     let mut s = [_mm_setzero_si128(); N];
     for (i, v) in s.iter_mut().enumerate() {
-        let block = next.wrapping_add(i as u128).to_be_bytes();
-        *v = _mm_xor_si128(load(&block), load(&rk[0]));
+        // The counter block straight from the two 64-bit halves (byte-swapped: wire order is
+        // big-endian): a 16-byte load of a block just written as two 8-byte stores would stall
+        // on store forwarding, which cost a one-block message a quarter of its time.
+        let c = next.wrapping_add(i as u128);
+        let (hi, lo) = (((c >> 64) as u64).swap_bytes(), (c as u64).swap_bytes());
+        *v = _mm_xor_si128(_mm_set_epi64x(lo as i64, hi as i64), load(&rk[0]));
     }
     *next = next.wrapping_add(N as u128);
     for k in &rk[1..rounds] {
