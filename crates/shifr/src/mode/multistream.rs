@@ -207,7 +207,7 @@ pub fn cbc_encrypt<C: BlockCipher>(
     let n = common_block_size(ciphers, data.len())?;
     if ivs.len() == data.len() && check_ivs(n, ivs).is_ok() {
         let len = data.first().map_or(0, |d| d.len());
-        let uniform = len % n == 0 && data.iter().all(|d| d.len() == len);
+        let uniform = len.is_multiple_of(n) && data.iter().all(|d| d.len() == len);
         if uniform && C::cbc_encrypt_streams(ciphers, ivs, data) {
             return Ok(());
         }
