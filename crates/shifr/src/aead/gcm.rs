@@ -46,6 +46,9 @@ const MAX_TEXT_BYTES: u64 = (1 << 36) - 32;
 /// cipher call (at most four blocks, interleaved) instead of two calls one after the other.
 const SHORT_TEXT: usize = 48;
 
+/// A short message's AAD of at most this many bytes is hashed in one call with its text.
+const SHORT_AAD: usize = 64;
+
 /// AES-GCM with a fixed tag length.
 pub struct AesGcm {
     aes: Aes,
@@ -308,9 +311,23 @@ impl AesGcm {
             *d ^= k;
         }
         let mut g = self.ghash.clone();
-        g.update_padded(aad);
-        g.update_padded(data);
-        let mut tag = hash_lengths(g, aad.len(), data.len());
+        let mut tag = if aad.len() <= SHORT_AAD {
+            // AAD, text and length block, each zero-padded, in one buffer: one GHASH call, so one
+            // aggregated reduction instead of one per part.
+            let mut input = [0u8; SHORT_AAD + SHORT_TEXT + 16];
+            let a = aad.len().div_ceil(16) * 16;
+            let t = a + data.len().div_ceil(16) * 16;
+            input[..aad.len()].copy_from_slice(aad);
+            input[a..a + data.len()].copy_from_slice(data);
+            input[t..t + 8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
+            input[t + 8..t + 16].copy_from_slice(&(data.len() as u64 * 8).to_be_bytes());
+            g.update(&input[..t + 16]);
+            g.finalize()
+        } else {
+            g.update_padded(aad);
+            g.update_padded(data);
+            hash_lengths(g, aad.len(), data.len())
+        };
         for (t, m) in tag.iter_mut().zip(&used[..16]) {
             *t ^= m;
         }
