@@ -42,6 +42,13 @@ const INTERLEAVE_BYTES: usize = 512;
 /// Longest plaintext SP 800-38D allows: 2^39 - 256 bits.
 const MAX_TEXT_BYTES: u64 = (1 << 36) - 32;
 
+/// Messages of at most this many bytes are sealed with `E_K(J0)` and their key stream in one
+/// cipher call (at most four blocks, interleaved) instead of two calls one after the other.
+const SHORT_TEXT: usize = 48;
+
+/// A short message's AAD of at most this many bytes is hashed in one call with its text.
+const SHORT_AAD: usize = 64;
+
 /// AES-GCM with a fixed tag length.
 pub struct AesGcm {
     aes: Aes,
@@ -291,14 +298,47 @@ impl AesGcm {
         self.finish_tag(g, j0, aad.len(), ciphertext.len())
     }
 
+    /// Seals a message of at most [`SHORT_TEXT`] bytes: the tag mask `E_K(J0)` and the key stream
+    /// `E_K(inc32^i(J0))` come out of one batch, so the cipher's latency is paid once.
+    fn seal_short(&self, j0: &[u8; 16], aad: &[u8], data: &mut [u8]) -> [u8; 16] {
+        let mut blocks = [0u8; 16 + SHORT_TEXT];
+        let used = &mut blocks[..16 * (1 + data.len().div_ceil(16))];
+        for (i, block) in used.chunks_exact_mut(16).enumerate() {
+            block.copy_from_slice(&inc32_by(j0, i));
+        }
+        self.aes.encrypt_blocks(used);
+        for (d, k) in data.iter_mut().zip(&used[16..]) {
+            *d ^= k;
+        }
+        let mut g = self.ghash.clone();
+        let mut tag = if aad.len() <= SHORT_AAD {
+            // AAD, text and length block, each zero-padded, in one buffer: one GHASH call, so one
+            // aggregated reduction instead of one per part.
+            let mut input = [0u8; SHORT_AAD + SHORT_TEXT + 16];
+            let a = aad.len().div_ceil(16) * 16;
+            let t = a + data.len().div_ceil(16) * 16;
+            input[..aad.len()].copy_from_slice(aad);
+            input[a..a + data.len()].copy_from_slice(data);
+            input[t..t + 8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
+            input[t + 8..t + 16].copy_from_slice(&(data.len() as u64 * 8).to_be_bytes());
+            g.update(&input[..t + 16]);
+            g.finalize()
+        } else {
+            g.update_padded(aad);
+            g.update_padded(data);
+            hash_lengths(g, aad.len(), data.len())
+        };
+        for (t, m) in tag.iter_mut().zip(&used[..16]) {
+            *t ^= m;
+        }
+        used.zeroize();
+        tag
+    }
+
     /// Absorbs the length block into `g` (which holds the padded AAD and ciphertext) and masks
     /// the hash with E_K(J0).
-    fn finish_tag(&self, mut g: GHash, j0: &[u8; 16], aad_len: usize, text_len: usize) -> [u8; 16] {
-        let mut lengths = [0u8; 16];
-        lengths[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
-        lengths[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
-        g.update(&lengths);
-        let mut tag = g.finalize();
+    fn finish_tag(&self, g: GHash, j0: &[u8; 16], aad_len: usize, text_len: usize) -> [u8; 16] {
+        let mut tag = hash_lengths(g, aad_len, text_len);
         let mut mask = *j0;
         self.aes.encrypt_blocks(&mut mask);
         for (t, m) in tag.iter_mut().zip(mask.iter()) {
@@ -333,7 +373,11 @@ impl Aead for AesGcm {
 
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
         let j0 = self.prepare(nonce, aad, data)?;
-        let tag = self.encrypt_and_tag(&j0, aad, data);
+        let tag = if data.len() <= SHORT_TEXT {
+            self.seal_short(&j0, aad, data)
+        } else {
+            self.encrypt_and_tag(&j0, aad, data)
+        };
         Tag::from_slice(&tag[..self.tag_len]).ok_or(Error::InvalidTagLength {
             expected: "12..=16",
             got: self.tag_len,
@@ -350,6 +394,15 @@ impl Aead for AesGcm {
         self.apply_keystream(&j0, data);
         Ok(())
     }
+}
+
+/// Absorbs GCM's length block (AAD and text lengths in bits) into `g` and returns the hash.
+fn hash_lengths(mut g: GHash, aad_len: usize, text_len: usize) -> [u8; 16] {
+    let mut lengths = [0u8; 16];
+    lengths[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
+    lengths[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
+    g.update(&lengths);
+    g.finalize()
 }
 
 /// `block` with its low 32-bit word (big-endian) advanced by `k` mod 2^32: inc32 applied `k` times.

@@ -39,6 +39,20 @@ pub trait BlockCipher: Send + Sync {
         false
     }
 
+    /// One feedback chain (CBC or CFB encryption, OFB, a CBC-MAC) in one call where the backend has a
+    /// fast path that keeps the round keys and the chaining value in registers from block to block:
+    /// runs `chain` (whole blocks only) from the chaining value `register` (one block) and leaves
+    /// in `register` the value that chains on to the next block, then returns `true`. The default,
+    /// and any backend or input without such a path (a partial block, a register that is not one
+    /// block), touches nothing and returns `false`; the mode then makes one
+    /// [`BlockCipher::encrypt_blocks`] call per block. These chains are latency-bound (each block
+    /// needs the previous one's output), so the per-call overhead of the generic loop is most of
+    /// their cost.
+    fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
+        let _ = (register, chain);
+        false
+    }
+
     /// Multi-stream: `blocks` holds `ciphers.len()` blocks; block `i` is encrypted with `ciphers[i]`.
     /// Extra blocks beyond `ciphers.len()` are left untouched.
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8])
@@ -93,6 +107,37 @@ pub trait BlockCipher: Send + Sync {
                 c.decrypt_blocks(block);
             }
         }
+    }
+}
+
+/// One single-stream run of [`BlockCipher::feedback_chain`]: the blocks and what is done to each
+/// block `B` with the chaining register `R` (`E` is the cipher).
+#[derive(Debug)]
+pub enum Chain<'a> {
+    /// CBC encryption: `R = E(R ^ B)`, and `B` becomes `R`.
+    CbcEncrypt(&'a mut [u8]),
+    /// CFB encryption with full-block segments and a one-block register: `B` becomes `B ^ E(R)`,
+    /// which is the next `R`.
+    CfbEncrypt(&'a mut [u8]),
+    /// The CBC-MAC chain of OMAC: `R = E(R ^ B)`; the blocks are only read.
+    CbcMac(&'a [u8]),
+    /// OFB with a one-block register: `R = E(R)`, and `B` becomes `B ^ R`. `R` is key stream:
+    /// the caller wipes it.
+    Ofb(&'a mut [u8]),
+}
+
+impl Chain<'_> {
+    /// The length of the chain's data in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Chain::CbcEncrypt(d) | Chain::CfbEncrypt(d) | Chain::Ofb(d) => d.len(),
+            Chain::CbcMac(d) => d.len(),
+        }
+    }
+
+    /// Whether the chain has no data.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -192,6 +237,9 @@ impl<T: BlockCipher + ?Sized> BlockCipher for &T {
     fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
         (**self).ctr_xor(counter, data)
     }
+    fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
+        (**self).feedback_chain(register, chain)
+    }
     fn zero_block_image(&self) -> Option<&[u8]> {
         (**self).zero_block_image()
     }
@@ -209,6 +257,9 @@ impl<T: BlockCipher + ?Sized> BlockCipher for Box<T> {
     }
     fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
         (**self).ctr_xor(counter, data)
+    }
+    fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
+        (**self).feedback_chain(register, chain)
     }
     fn zero_block_image(&self) -> Option<&[u8]> {
         (**self).zero_block_image()

@@ -28,6 +28,9 @@ mod ghash_x86;
 
 use zeroize::Zeroize;
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+use std::sync::Arc;
+
 use crate::cpu::{self, Backend};
 use crate::Result;
 
@@ -39,17 +42,20 @@ const OFFERED: &[Backend] = &[Backend::ArmCrypto];
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const OFFERED: &[Backend] = &[];
 
-/// The hash key in the form each backend wants.
+/// The hash key in the form each backend wants. The hardware keys (tables of powers of H) are
+/// shared, not copied, between clones: AES-GCM clones its `GHash` for every message, and copying
+/// and wiping a few hundred bytes of powers (with an allocation) cost a 16-byte message more than
+/// hashing it. The last clone dropped wipes them (they zeroize on drop).
 #[derive(Clone)]
 enum HashKey {
     /// H in ordinary polynomial order (bit i = coefficient of x^i).
     Portable(u128),
     #[cfg(target_arch = "x86_64")]
-    Clmul(Box<ghash_x86::ClmulKey>, Backend),
+    Clmul(Arc<ghash_x86::ClmulKey>, Backend),
     #[cfg(target_arch = "x86_64")]
-    Wide(Box<ghash_x86::WideKey>),
+    Wide(Arc<ghash_x86::WideKey>),
     #[cfg(target_arch = "aarch64")]
-    Pmull(Box<ghash_aarch64::PmullKey>),
+    Pmull(Arc<ghash_aarch64::PmullKey>),
 }
 
 /// Incremental GHASH under a hash subkey H.
@@ -83,19 +89,19 @@ impl GHash {
             b @ (Backend::AesNi | Backend::Vaes) => {
                 let key = ghash_x86::ClmulKey::new(h)
                     .ok_or(crate::Error::BackendUnavailable(backend.name()))?;
-                Ok(GHash::with_key(HashKey::Clmul(Box::new(key), b)))
+                Ok(GHash::with_key(HashKey::Clmul(Arc::new(key), b)))
             }
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 => {
                 let key = ghash_x86::WideKey::new(h)
                     .ok_or(crate::Error::BackendUnavailable(backend.name()))?;
-                Ok(GHash::with_key(HashKey::Wide(Box::new(key))))
+                Ok(GHash::with_key(HashKey::Wide(Arc::new(key))))
             }
             #[cfg(target_arch = "aarch64")]
             Backend::ArmCrypto => {
                 let key = ghash_aarch64::PmullKey::new(h)
                     .ok_or(crate::Error::BackendUnavailable(backend.name()))?;
-                Ok(GHash::with_key(HashKey::Pmull(Box::new(key))))
+                Ok(GHash::with_key(HashKey::Pmull(Arc::new(key))))
             }
             _ => Ok(GHash::portable(h)),
         }

@@ -5,7 +5,7 @@
 //! block is XORed with `K1` when whole, or padded with `10...0` and XORed with `K2`. The tag is the first
 //! `tag_len` bytes (`1..=n`). [`Omac`] accepts the message in any pieces with the same result.
 
-use crate::block::BlockCipher;
+use crate::block::{BlockCipher, Chain};
 use crate::util::{ct_eq, xor_in_place};
 use crate::{Error, Result};
 use zeroize::{Zeroize, Zeroizing};
@@ -25,6 +25,19 @@ fn reduction_constant(n: usize) -> Result<u8> {
 
 /// Multiplies the big-endian block by `x` in GF(2^n) (in place), without branching on its value.
 pub(crate) fn double(block: &mut [u8], constant: u8) {
+    // 64- and 128-bit blocks as one integer shift; the reduction is masked in, not branched on.
+    if let Ok(b) = <&mut [u8; 16]>::try_from(&mut *block) {
+        let v = u128::from_be_bytes(*b);
+        let mask = (v >> 127).wrapping_neg();
+        *b = ((v << 1) ^ (mask & u128::from(constant))).to_be_bytes();
+        return;
+    }
+    if let Ok(b) = <&mut [u8; 8]>::try_from(&mut *block) {
+        let v = u64::from_be_bytes(*b);
+        let mask = (v >> 63).wrapping_neg();
+        *b = ((v << 1) ^ (mask & u64::from(constant))).to_be_bytes();
+        return;
+    }
     let top = block.first().map_or(0, |b| b >> 7);
     let mut carry = 0u8;
     for b in block.iter_mut().rev() {
@@ -150,7 +163,15 @@ impl<C: BlockCipher> Omac<C> {
             return;
         }
         self.absorb_buf();
-        // Whole blocks that are certainly not the last one.
+        // Whole blocks that are certainly not the last one: to the backend's CBC-MAC kernel
+        // where it has one, else block by block.
+        let before_last = (data.len() - 1) / n * n;
+        if self
+            .cipher
+            .feedback_chain(&mut self.state[..n], Chain::CbcMac(&data[..before_last]))
+        {
+            data = &data[before_last..];
+        }
         while data.len() > n {
             xor_in_place(&mut self.state[..n], &data[..n]);
             self.cipher.encrypt_blocks(&mut self.state[..n]);
@@ -208,11 +229,62 @@ impl<C: BlockCipher> Drop for Omac<C> {
 /// One-shot OMAC of `msg` with tag length `tag_len` (`1..=n` bytes).
 pub fn omac<C: BlockCipher + ?Sized>(c: &C, tag_len: usize, msg: &[u8]) -> Result<Vec<u8>> {
     let n = c.block_size();
+    if let Some(r) = c
+        .zero_block_image()
+        .filter(|r| r.len() == n && n <= MAX_BLOCK)
+    {
+        return omac_from_r(c, r, tag_len, msg);
+    }
     // A first block that is not the last one goes into the subkey's batch call (see `Omac::start`).
     let first = if msg.len() > n { &msg[..n] } else { &[] };
     let mut mac = Omac::start(c, tag_len, first)?;
     mac.update(&msg[first.len()..]);
     Ok(mac.finalize())
+}
+
+/// [`omac`] for a cipher that kept `R = E(0^n)` from key setup: the blocks before the last go
+/// through one CBC-MAC chain (the backend's kernel where it has one), and only the one subkey the
+/// last block needs is derived, in a stack block wiped with the chaining value at the end.
+fn omac_from_r<C: BlockCipher + ?Sized>(
+    c: &C,
+    r: &[u8],
+    tag_len: usize,
+    msg: &[u8],
+) -> Result<Vec<u8>> {
+    let n = r.len();
+    check_tag_len(n, tag_len)?;
+    let constant = reduction_constant(n)?;
+    // The last block (whole unless the message is empty or ends in a partial block).
+    let last_len = if msg.is_empty() {
+        0
+    } else {
+        (msg.len() - 1) % n + 1
+    };
+    let (body, last) = msg.split_at(msg.len() - last_len);
+    let mut state = [0u8; MAX_BLOCK];
+    let state_n = &mut state[..n];
+    if !c.feedback_chain(state_n, Chain::CbcMac(body)) {
+        for block in body.chunks_exact(n) {
+            xor_in_place(state_n, block);
+            c.encrypt_blocks(state_n);
+        }
+    }
+    // K1 = R * x for a whole last block; K2 = R * x^2 when it is padded with 10...0.
+    let mut subkey = [0u8; MAX_BLOCK];
+    let k = &mut subkey[..n];
+    k.copy_from_slice(r);
+    double(k, constant);
+    if last_len < n {
+        double(k, constant);
+        state_n[last_len] ^= 0x80;
+    }
+    xor_in_place(state_n, last);
+    xor_in_place(state_n, k);
+    c.encrypt_blocks(state_n);
+    let tag = state_n[..tag_len].to_vec();
+    subkey.zeroize();
+    state.zeroize();
+    Ok(tag)
 }
 
 #[cfg(test)]

@@ -1,11 +1,16 @@
 //! Cipher block chaining (SP 800-38A section 6.2) with the GOST R 34.13-2015 section 4.4 register: the IV
 //! is `m = z*n` bytes and block `i` chains to block `i - z`, i.e. `z` interleaved CBC chains
 //! (`z = 1` is plain CBC). Encryption enciphers the `z` independent blocks of each round in one batch;
-//! decryption is fully parallel and goes through `decrypt_blocks` in large batches.
+//! plain CBC is first offered whole to [`BlockCipher::feedback_chain`], the backend's kernel that
+//! keeps the chaining value in a register. Decryption is fully parallel and goes through
+//! `decrypt_blocks` in large batches.
 
-use crate::block::BlockCipher;
+use crate::block::{BlockCipher, Chain};
 use crate::util::xor_in_place;
 use crate::{Error, Result};
+
+/// The largest block of the ciphers here (AES, Kuznyechik).
+const MAX_BLOCK: usize = 16;
 
 /// Blocks per decryption batch (rounded down to a whole number of register rounds).
 const BATCH_BLOCKS: usize = 64;
@@ -29,7 +34,16 @@ fn check_register(n: usize, iv: &[u8], data_len: usize) -> Result<(usize, usize)
 
 /// Encrypts `data` (a whole number of blocks) in place with register `iv` of `z*n` bytes.
 pub fn encrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
-    check_register(c.block_size(), iv, data.len())?;
+    let (n, z) = check_register(c.block_size(), iv, data.len())?;
+    if z == 1 && n <= MAX_BLOCK {
+        // One chain: the backend's chain kernel where it has one (the register holds the IV,
+        // then ciphertext: nothing to wipe).
+        let mut register = [0u8; MAX_BLOCK];
+        register[..n].copy_from_slice(iv);
+        if c.feedback_chain(&mut register[..n], Chain::CbcEncrypt(data)) {
+            return Ok(());
+        }
+    }
     let m = iv.len();
     // Round r covers bytes [r*m, (r+1)*m); each of its blocks chains to the same position one round back.
     let mut first = true;

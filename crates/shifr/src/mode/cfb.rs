@@ -6,7 +6,7 @@
 //! Batching: the cipher inputs of the next `k = (m - n)/s + 1` segments all lie in the current register,
 //! so they are enciphered in one `encrypt_blocks` call (`k = z` for GOST's `m = z*n, s = n`; at most 64).
 
-use crate::block::BlockCipher;
+use crate::block::{BlockCipher, Chain};
 use crate::util::xor_in_place;
 use crate::{Error, Result};
 use zeroize::{Zeroize, Zeroizing};
@@ -63,6 +63,35 @@ fn run<C: BlockCipher + ?Sized>(
 ) -> Result<()> {
     let n = c.block_size();
     check_params(n, iv.len(), s)?;
+    // Full-block segments in a one-block register: the whole blocks go to the backend's chain
+    // kernel where it has one, and only a partial last segment to the rounds below.
+    let mut chained = [0u8; STACK_BYTES];
+    let (iv, data) = if !decrypting && s == n && iv.len() == n && n <= STACK_BYTES {
+        let whole = data.len() / n * n;
+        let (blocks, tail) = data.split_at_mut(whole);
+        chained[..n].copy_from_slice(iv);
+        if !c.feedback_chain(&mut chained[..n], Chain::CfbEncrypt(blocks)) {
+            return run_rounds(c, iv, s, data, decrypting);
+        }
+        if tail.is_empty() {
+            return Ok(());
+        }
+        (&chained[..n], tail)
+    } else {
+        (iv, data)
+    };
+    run_rounds(c, iv, s, data, decrypting)
+}
+
+/// [`run`] through the cipher's `encrypt_blocks`, the register's blocks of each round in one batch.
+fn run_rounds<C: BlockCipher + ?Sized>(
+    c: &C,
+    iv: &[u8],
+    s: usize,
+    data: &mut [u8],
+    decrypting: bool,
+) -> Result<()> {
+    let n = c.block_size();
     let m = iv.len();
     // Segments per batch: all whose cipher input lies in the register, capped to bound the buffer.
     let per_round = ((m - n) / s + 1).min(MAX_BATCH);

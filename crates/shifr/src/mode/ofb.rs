@@ -2,7 +2,7 @@
 //! `Y_i = E(MSB_n(R))`, `R = LSB_(m-n)(R) || Y_i`, so the register is `z` independent chains and each step
 //! enciphers all `z` of them in one batch. Any data length; encryption and decryption are the same.
 
-use crate::block::BlockCipher;
+use crate::block::{BlockCipher, Chain};
 use crate::util::xor_in_place;
 use crate::{Error, Result};
 use zeroize::{Zeroize, Zeroizing};
@@ -33,6 +33,22 @@ pub fn apply<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Resu
             expected: "a positive multiple of the block size",
             got: iv.len(),
         });
+    }
+    if iv.len() == n && n <= STACK_REGISTER {
+        // One chain: the whole blocks through the backend's chain kernel where it has one, a
+        // partial last block from one more encipherment of the register.
+        let mut reg = [0u8; STACK_REGISTER];
+        let reg = &mut reg[..n];
+        reg.copy_from_slice(iv);
+        let (blocks, tail) = data.split_at_mut(data.len() / n * n);
+        if c.feedback_chain(reg, Chain::Ofb(blocks)) {
+            if !tail.is_empty() {
+                c.encrypt_blocks(reg);
+                xor_in_place(tail, reg);
+            }
+            reg.zeroize();
+            return Ok(());
+        }
     }
     with_register(iv, |reg| {
         for chunk in data.chunks_mut(reg.len()) {

@@ -32,11 +32,13 @@ mod soft;
 #[cfg(target_arch = "x86_64")]
 mod x86_aesni;
 #[cfg(target_arch = "x86_64")]
+mod x86_chain;
+#[cfg(target_arch = "x86_64")]
 mod x86_vaes;
 
 use core::fmt;
 
-use crate::block::{BlockCipher, KeyInit};
+use crate::block::{BlockCipher, Chain, KeyInit};
 use crate::cpu::{self, Backend};
 use crate::{Error, Result};
 use zeroize::Zeroizing;
@@ -285,6 +287,17 @@ impl BlockCipher for Aes {
     fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
         match (&self.engine, <&mut [u8; 16]>::try_from(counter)) {
             #[cfg(target_arch = "x86_64")]
+            (Engine::AesNi(a), Ok(counter)) => {
+                a.ctr_xor(counter, data);
+                true
+            }
+            // Less than one wide register: the 128-bit path, as in `encrypt_blocks`.
+            #[cfg(target_arch = "x86_64")]
+            (Engine::Vaes(v), Ok(counter)) if data.len() < SHORT_BYTES => {
+                v.aesni().ctr_xor(counter, data);
+                true
+            }
+            #[cfg(target_arch = "x86_64")]
             (Engine::Vaes(v), Ok(counter)) => v.ctr128_xor(counter, data),
             _ => false,
         }
@@ -302,6 +315,28 @@ impl BlockCipher for Aes {
             #[cfg(target_arch = "aarch64")]
             Engine::ArmCrypto(e) => e.decrypt_blocks(data),
         }
+    }
+
+    /// On the x86 backends: the AES-NI chain kernels of `x86_chain` (the round keys in registers
+    /// for the whole call, the chaining value never leaving its register), for every width, since
+    /// a chain runs one block at a time. Elsewhere the modes' block-by-block loop.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(key), Ok(register)) = (self.aesni(), <&mut [u8; 16]>::try_from(register)) {
+            if !chain.len().is_multiple_of(16) {
+                return false;
+            }
+            let (kind, blocks) = match chain {
+                Chain::CbcEncrypt(d) => (x86_chain::CBC_ENCRYPT, x86_chain::Blocks::Write(d)),
+                Chain::CfbEncrypt(d) => (x86_chain::CFB_ENCRYPT, x86_chain::Blocks::Write(d)),
+                Chain::CbcMac(d) => (x86_chain::CBC_MAC, x86_chain::Blocks::Read(d)),
+                Chain::Ofb(d) => (x86_chain::OFB, x86_chain::Blocks::Write(d)),
+            };
+            x86_chain::run(key, kind, register, blocks);
+            return true;
+        }
+        false
     }
 
     fn encrypt_lanes(ciphers: &[&Aes], blocks: &mut [u8]) {

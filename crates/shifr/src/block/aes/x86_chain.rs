@@ -1,0 +1,169 @@
+//! Single-stream feedback chains on AES-NI: CBC and CFB encryption, OFB and the CBC-MAC of OMAC,
+//! the paths behind [`crate::block::BlockCipher::feedback_chain`].
+//!
+//! Each block needs the previous block's output, so these chains run at the latency of the AES
+//! rounds, not their throughput. The kernels therefore keep everything off the chain that can be:
+//! the round keys are loaded into registers once per call (a constant round count per kernel, so
+//! the rounds are unrolled), the chaining value never leaves its register between blocks, and the
+//! XOR that joins the next block into the chain is folded into the last round's key: AESENCLAST
+//! ends with `^ K`, so `AESENCLAST(t, K_last ^ X) = E(...) ^ X` for the `X = P_next ^ K_0` (CBC,
+//! CBC-MAC), `X = P ^ K_0` (CFB) or `X = K_0` (OFB) that the next block's first round would add. That `X` does not
+//! depend on the chain and is computed while the rounds run; the ciphertext is recovered from the
+//! chain value with one more XOR, also off the chain. A block costs `Nr` round latencies.
+//!
+//! Constant-time: the AES round instructions have data-independent timing, and nothing here
+//! branches on or indexes by data.
+
+use core::arch::x86_64::{
+    __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128, _mm_setzero_si128,
+    _mm_storeu_si128, _mm_xor_si128,
+};
+
+use super::key_schedule::MAX_ROUND_KEYS;
+use super::x86_aesni::AesNi;
+
+type RoundKeys = [[u8; 16]; MAX_ROUND_KEYS];
+
+/// What a chain does with each block `B` and the chaining value `R` (a `u8` so that it can be a
+/// const parameter of the kernel).
+pub(super) type ChainKind = u8;
+/// `R = E(R ^ B)`, `B` becomes `R`.
+pub(super) const CBC_ENCRYPT: ChainKind = 0;
+/// `B` becomes `B ^ E(R)`, which is the next `R`.
+pub(super) const CFB_ENCRYPT: ChainKind = 1;
+/// `R = E(R ^ B)`; `B` is only read.
+pub(super) const CBC_MAC: ChainKind = 2;
+/// `R = E(R)`, and `B` becomes `B ^ R` (OFB).
+pub(super) const OFB: ChainKind = 3;
+
+/// The blocks of a chain: written back (CBC, CFB) or only read (CBC-MAC).
+pub(super) enum Blocks<'a> {
+    Write(&'a mut [u8]),
+    Read(&'a [u8]),
+}
+
+impl Blocks<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Blocks::Write(d) => d.len(),
+            Blocks::Read(d) => d.len(),
+        }
+    }
+
+    /// Block `i` (the caller keeps `i` below `len() / 16`).
+    #[inline(always)]
+    fn load(&self, i: usize) -> __m128i {
+        match self {
+            Blocks::Write(d) => load(&d[16 * i..]),
+            Blocks::Read(d) => load(&d[16 * i..]),
+        }
+    }
+
+    /// Writes block `i` (nothing for read-only blocks).
+    #[inline(always)]
+    fn store(&mut self, i: usize, v: __m128i) {
+        if let Blocks::Write(d) = self {
+            store(&mut d[16 * i..], v);
+        }
+    }
+}
+
+/// Runs the chain `kind` under `key` over the whole blocks of `blocks` (a partial block at the end
+/// is left alone) from `register`, leaving the next chaining value there.
+pub(super) fn run(key: &AesNi, kind: ChainKind, register: &mut [u8; 16], blocks: Blocks<'_>) {
+    let keys = key.enc_keys();
+    // SAFETY (all twelve): an `AesNi` exists only if the CPU has AES-NI (`AesNi::new` checks it),
+    // the one feature `chain` enables.
+    unsafe {
+        match (key.rounds(), kind) {
+            (10, CBC_ENCRYPT) => chain::<10, CBC_ENCRYPT>(keys, register, blocks),
+            (10, CFB_ENCRYPT) => chain::<10, CFB_ENCRYPT>(keys, register, blocks),
+            (10, OFB) => chain::<10, OFB>(keys, register, blocks),
+            (10, _) => chain::<10, CBC_MAC>(keys, register, blocks),
+            (12, CBC_ENCRYPT) => chain::<12, CBC_ENCRYPT>(keys, register, blocks),
+            (12, CFB_ENCRYPT) => chain::<12, CFB_ENCRYPT>(keys, register, blocks),
+            (12, OFB) => chain::<12, OFB>(keys, register, blocks),
+            (12, _) => chain::<12, CBC_MAC>(keys, register, blocks),
+            (_, CBC_ENCRYPT) => chain::<14, CBC_ENCRYPT>(keys, register, blocks),
+            (_, CFB_ENCRYPT) => chain::<14, CFB_ENCRYPT>(keys, register, blocks),
+            (_, OFB) => chain::<14, OFB>(keys, register, blocks),
+            _ => chain::<14, CBC_MAC>(keys, register, blocks),
+        }
+    }
+}
+
+/// [`run`] with the round count `NR` and the chain `KIND` constants, so that the round keys stay
+/// in registers and the rounds are unrolled.
+#[target_feature(enable = "aes")]
+fn chain<const NR: usize, const KIND: ChainKind>(
+    keys: &RoundKeys,
+    register: &mut [u8; 16],
+    mut blocks: Blocks<'_>,
+) {
+    let count = blocks.len() / 16;
+    if count == 0 {
+        return;
+    }
+    let mut k = [_mm_setzero_si128(); MAX_ROUND_KEYS];
+    for (r, key) in k.iter_mut().zip(keys).take(NR + 1) {
+        *r = load(key);
+    }
+    let (first, last) = (k[0], k[NR]);
+    let r0 = load(register);
+    // `w` is the whitened input of the next encipherment: its `R ^ B ^ K_0` (CBC, MAC) or
+    // `R ^ K_0` (CFB).
+    let mut w = if KIND == CFB_ENCRYPT || KIND == OFB {
+        _mm_xor_si128(r0, first)
+    } else {
+        _mm_xor_si128(r0, _mm_xor_si128(blocks.load(0), first))
+    };
+    let mut out = r0;
+    for i in 0..count {
+        let mut t = w;
+        for key in &k[1..NR] {
+            t = _mm_aesenc_si128(t, *key);
+        }
+        if KIND == OFB {
+            // The key stream block `Y = E(R)` is the next `R`: its next input `Y ^ K_0` comes out
+            // of the last round directly.
+            w = _mm_aesenclast_si128(t, _mm_xor_si128(last, first));
+            out = _mm_xor_si128(w, first);
+            blocks.store(i, _mm_xor_si128(blocks.load(i), out));
+            continue;
+        }
+        if KIND == CFB_ENCRYPT {
+            // `C = E(R) ^ B`, and the next input is `C ^ K_0`.
+            let x = _mm_xor_si128(blocks.load(i), first);
+            w = _mm_aesenclast_si128(t, _mm_xor_si128(last, x));
+            out = _mm_xor_si128(w, first);
+        } else if i + 1 < count {
+            // The next input `E(..) ^ B_(i+1) ^ K_0` in one instruction; `E(..)` is that `^ X`.
+            let x = _mm_xor_si128(blocks.load(i + 1), first);
+            w = _mm_aesenclast_si128(t, _mm_xor_si128(last, x));
+            out = _mm_xor_si128(w, x);
+        } else {
+            out = _mm_aesenclast_si128(t, last);
+        }
+        if KIND != CBC_MAC {
+            blocks.store(i, out);
+        }
+    }
+    // For OFB `out` is key stream: the caller wipes the register.
+    store(register, out);
+}
+
+/// Loads the first 16 bytes of `b` (panics, never reads out of bounds, if `b` is shorter).
+#[inline(always)]
+fn load(b: &[u8]) -> __m128i {
+    let b = &b[..16];
+    // SAFETY: `b` is exactly 16 readable bytes and `loadu` has no alignment requirement.
+    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+}
+
+/// Stores `v` into the first 16 bytes of `b` (panics, never writes out of bounds, if shorter).
+#[inline(always)]
+fn store(b: &mut [u8], v: __m128i) {
+    let b = &mut b[..16];
+    // SAFETY: `b` is exactly 16 writable bytes and `storeu` has no alignment requirement.
+    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
+}

@@ -1,0 +1,290 @@
+//! Single-stream feedback chains (`BlockCipher::feedback_chain`: CBC and CFB encryption, OFB,
+//! OMAC's CBC-MAC) on every AES backend this CPU has, against RustCrypto's cbc, cfb-mode, ofb and
+//! cmac crates
+//! and against the portable backend: all three key sizes, lengths around one block and several
+//! KiB, misaligned buffers, messages fed to OMAC in pieces, and the hook called directly with a
+//! register that must come back as the next chaining value.
+
+mod support;
+
+use cipher::generic_array::GenericArray;
+use cipher::{AsyncStreamCipher, BlockEncryptMut, KeyInit, KeyIvInit, StreamCipher};
+use cmac::Mac;
+use shifr::block::aes::Aes;
+use shifr::block::{BlockCipher, Chain};
+use shifr::cpu::Backend;
+use shifr::mac::omac;
+use shifr::mode::{cbc, cfb, ofb};
+use support::random_bytes;
+
+/// Byte lengths: empty, around one and two blocks, past the 8-block batch, several KiB.
+const LENGTHS: &[usize] = &[
+    0,
+    1,
+    15,
+    16,
+    17,
+    31,
+    32,
+    33,
+    48,
+    127,
+    128,
+    129,
+    1024 + 16,
+    4096 + 5,
+    8192,
+];
+
+/// Every AES backend this CPU runs, portable first.
+fn backends() -> Vec<Backend> {
+    let all: Vec<Backend> = Backend::ALL
+        .iter()
+        .copied()
+        .filter(|&b| Aes::with_backend(&[0; 16], b).is_ok())
+        .collect();
+    assert_eq!(all.first(), Some(&Backend::Portable));
+    all
+}
+
+/// `data` copied to byte offset `offset` of a fresh buffer, to run the modes on misaligned input.
+fn shifted(data: &[u8], offset: usize) -> Vec<u8> {
+    let mut v = vec![0x5au8; offset];
+    v.extend_from_slice(data);
+    v
+}
+
+fn rc_cbc(key: &[u8], iv: &[u8], data: &mut [u8]) {
+    macro_rules! run {
+        ($c:ty) => {{
+            let mut e = ::cbc::Encryptor::<$c>::new_from_slices(key, iv).unwrap();
+            for b in data.chunks_exact_mut(16) {
+                e.encrypt_block_mut(GenericArray::from_mut_slice(b));
+            }
+        }};
+    }
+    match key.len() {
+        16 => run!(aes::Aes128),
+        24 => run!(aes::Aes192),
+        _ => run!(aes::Aes256),
+    }
+}
+
+fn rc_cfb(key: &[u8], iv: &[u8], data: &mut [u8]) {
+    macro_rules! run {
+        ($c:ty) => {
+            cfb_mode::Encryptor::<$c>::new_from_slices(key, iv)
+                .unwrap()
+                .encrypt(data)
+        };
+    }
+    match key.len() {
+        16 => run!(aes::Aes128),
+        24 => run!(aes::Aes192),
+        _ => run!(aes::Aes256),
+    }
+}
+
+fn rc_ofb(key: &[u8], iv: &[u8], data: &mut [u8]) {
+    macro_rules! run {
+        ($c:ty) => {
+            ::ofb::Ofb::<$c>::new_from_slices(key, iv)
+                .unwrap()
+                .apply_keystream(data)
+        };
+    }
+    match key.len() {
+        16 => run!(aes::Aes128),
+        24 => run!(aes::Aes192),
+        _ => run!(aes::Aes256),
+    }
+}
+
+#[test]
+fn ofb_matches_rustcrypto_and_portable() {
+    for key_len in [16, 24, 32] {
+        for &len in LENGTHS {
+            let (key, iv, pt) = (random_bytes(key_len), random_bytes(16), random_bytes(len));
+            let mut theirs = pt.clone();
+            rc_ofb(&key, &iv, &mut theirs);
+            for backend in backends() {
+                let aes = Aes::with_backend(&key, backend).unwrap();
+                for offset in [0, 5] {
+                    let mut buf = shifted(&pt, offset);
+                    ofb::apply(&aes, &iv, &mut buf[offset..]).unwrap();
+                    assert!(
+                        buf[offset..] == theirs[..],
+                        "{backend:?} {key_len} {len} +{offset}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn rc_cmac(key: &[u8], msg: &[u8]) -> Vec<u8> {
+    macro_rules! run {
+        ($c:ty) => {{
+            let mut m = <cmac::Cmac<$c> as KeyInit>::new_from_slice(key).unwrap();
+            Mac::update(&mut m, msg);
+            m.finalize().into_bytes().to_vec()
+        }};
+    }
+    match key.len() {
+        16 => run!(aes::Aes128),
+        24 => run!(aes::Aes192),
+        _ => run!(aes::Aes256),
+    }
+}
+
+#[test]
+fn cbc_encrypt_matches_rustcrypto_and_portable() {
+    for key_len in [16, 24, 32] {
+        for &len in LENGTHS.iter().filter(|&&l| l % 16 == 0) {
+            let (key, iv, pt) = (random_bytes(key_len), random_bytes(16), random_bytes(len));
+            let mut theirs = pt.clone();
+            rc_cbc(&key, &iv, &mut theirs);
+            for backend in backends() {
+                let aes = Aes::with_backend(&key, backend).unwrap();
+                for offset in [0, 1, 7] {
+                    let mut buf = shifted(&pt, offset);
+                    cbc::encrypt(&aes, &iv, &mut buf[offset..]).unwrap();
+                    assert!(
+                        buf[offset..] == theirs[..],
+                        "{backend:?} {key_len} {len} +{offset}"
+                    );
+                    // Through a trait object, as the catalogue calls it.
+                    let dynamic: &dyn BlockCipher = &aes;
+                    let mut again = pt.clone();
+                    cbc::encrypt(dynamic, &iv, &mut again).unwrap();
+                    assert!(again == theirs, "{backend:?} dyn {key_len} {len}");
+                    cbc::decrypt(&aes, &iv, &mut again).unwrap();
+                    assert!(again == pt, "{backend:?} round trip {key_len} {len}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn cfb_encrypt_matches_rustcrypto_and_portable() {
+    for key_len in [16, 24, 32] {
+        for &len in LENGTHS {
+            let (key, iv, pt) = (random_bytes(key_len), random_bytes(16), random_bytes(len));
+            let mut theirs = pt.clone();
+            rc_cfb(&key, &iv, &mut theirs);
+            for backend in backends() {
+                let aes = Aes::with_backend(&key, backend).unwrap();
+                for offset in [0, 3] {
+                    let mut buf = shifted(&pt, offset);
+                    cfb::encrypt(&aes, &iv, 16, &mut buf[offset..]).unwrap();
+                    assert!(
+                        buf[offset..] == theirs[..],
+                        "{backend:?} {key_len} {len} +{offset}"
+                    );
+                    cfb::decrypt(&aes, &iv, 16, &mut buf[offset..]).unwrap();
+                    assert!(
+                        buf[offset..] == pt[..],
+                        "{backend:?} round trip {key_len} {len}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn cmac_matches_rustcrypto_whole_and_in_pieces() {
+    for key_len in [16, 24, 32] {
+        for &len in LENGTHS {
+            let (key, msg) = (random_bytes(key_len), random_bytes(len + 3));
+            let theirs = rc_cmac(&key, &msg[3..]);
+            for backend in backends() {
+                let aes = Aes::with_backend(&key, backend).unwrap();
+                // Misaligned message.
+                assert_eq!(omac::omac(&aes, 16, &msg[3..]).unwrap(), theirs);
+                // Pieces that leave partial blocks held back between updates.
+                for cut in [1usize, 16, 17, 100] {
+                    let mut mac = omac::Omac::new(&aes, 16).unwrap();
+                    for piece in msg[3..].chunks(cut) {
+                        mac.update(piece);
+                    }
+                    let tag = mac.finalize();
+                    assert_eq!(tag, theirs, "{backend:?} {key_len} {len} pieces of {cut}");
+                }
+            }
+        }
+    }
+}
+
+/// The hook itself: the register comes back as the chaining value that continues the chain (so
+/// two calls equal one), a partial block or a register that is not one block is refused untouched.
+#[test]
+fn feedback_chain_continues_and_refuses_what_it_cannot_run() {
+    for key_len in [16, 24, 32] {
+        let key = random_bytes(key_len);
+        let portable = Aes::with_backend(&key, Backend::Portable).unwrap();
+        for backend in backends() {
+            let aes = Aes::with_backend(&key, backend).unwrap();
+            let (iv, pt) = (random_bytes(16), random_bytes(160));
+            let mut whole = pt.clone();
+            cbc::encrypt(&portable, &iv, &mut whole).unwrap();
+            let mut cfb_whole = pt.clone();
+            cfb::encrypt(&portable, &iv, 16, &mut cfb_whole).unwrap();
+            let mac_whole = omac::omac(&portable, 16, &pt).unwrap();
+            if backend == Backend::Portable {
+                let mut reg = iv.clone();
+                let mut data = pt.clone();
+                assert!(!aes.feedback_chain(&mut reg, Chain::CbcEncrypt(&mut data)));
+                assert!(reg == iv && data == pt);
+                continue;
+            }
+            for split in [0usize, 16, 48, 160] {
+                // CBC in two calls.
+                let mut reg = iv.clone();
+                let mut data = pt.clone();
+                let (a, b) = data.split_at_mut(split);
+                assert!(aes.feedback_chain(&mut reg, Chain::CbcEncrypt(a)));
+                assert!(aes.feedback_chain(&mut reg, Chain::CbcEncrypt(b)));
+                assert!(data == whole, "{backend:?} cbc split {split}");
+                assert_eq!(reg, whole[144..]);
+                // CFB in two calls.
+                let mut reg = iv.clone();
+                let mut data = pt.clone();
+                let (a, b) = data.split_at_mut(split);
+                assert!(aes.feedback_chain(&mut reg, Chain::CfbEncrypt(a)));
+                assert!(aes.feedback_chain(&mut reg, Chain::CfbEncrypt(b)));
+                assert!(data == cfb_whole, "{backend:?} cfb split {split}");
+                assert_eq!(reg, cfb_whole[144..]);
+                // OFB in two calls: the register is the last key stream block.
+                let mut reg = iv.clone();
+                let mut data = pt.clone();
+                let (a, b) = data.split_at_mut(split);
+                assert!(aes.feedback_chain(&mut reg, Chain::Ofb(a)));
+                assert!(aes.feedback_chain(&mut reg, Chain::Ofb(b)));
+                let mut ks = vec![0u8; 160];
+                ofb::apply(&portable, &iv, &mut ks).unwrap();
+                let expect: Vec<u8> = pt.iter().zip(&ks).map(|(p, k)| p ^ k).collect();
+                assert!(data == expect, "{backend:?} ofb split {split}");
+                assert_eq!(reg, ks[144..]);
+            }
+            // The CBC-MAC of the first 144 bytes, then the last block by hand with K1, is OMAC.
+            let mut reg = vec![0u8; 16];
+            assert!(aes.feedback_chain(&mut reg, Chain::CbcMac(&pt[..144])));
+            let (_, k1, _) = omac::subkeys(&aes).unwrap();
+            for i in 0..16 {
+                reg[i] ^= pt[144 + i] ^ k1[i];
+            }
+            aes.encrypt_blocks(&mut reg);
+            assert_eq!(reg, mac_whole, "{backend:?} cbc-mac");
+            // Refused: a partial block, a register of the wrong size.
+            let mut reg = iv.clone();
+            let mut data = pt[..17].to_vec();
+            assert!(!aes.feedback_chain(&mut reg, Chain::CbcEncrypt(&mut data)));
+            assert!(reg == iv && data == pt[..17]);
+            let mut short = iv[..8].to_vec();
+            assert!(!aes.feedback_chain(&mut short, Chain::CfbEncrypt(&mut data[..16])));
+            assert!(short == iv[..8] && data == pt[..17]);
+        }
+    }
+}
