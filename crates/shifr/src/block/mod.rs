@@ -39,6 +39,40 @@ pub trait BlockCipher: Send + Sync {
         false
     }
 
+    /// Single-stream CBC encryption in one call where the backend has a chained path (round keys and
+    /// the chaining value held in registers from block to block): `data` (a whole number of
+    /// blocks) is encrypted in place from the IV `iv` (one block), and `iv` becomes the last
+    /// ciphertext block. The default, and any backend or shape without such a path, touches
+    /// nothing and returns `false`; the mode then loops over [`BlockCipher::encrypt_blocks`].
+    fn cbc_encrypt_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        let _ = (iv, data);
+        false
+    }
+
+    /// Single-stream full-block CFB encryption (`C_i = P_i ^ E(C_(i-1))`, `C_0 = iv`) in one call,
+    /// like [`BlockCipher::cbc_encrypt_chain`]: `data` a whole number of blocks, `iv` one block that
+    /// becomes the last ciphertext block; `false`, touching nothing, where there is no such path.
+    fn cfb_encrypt_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        let _ = (iv, data);
+        false
+    }
+
+    /// Single-stream OFB in one call: XORs `E(iv) || E(E(iv)) || ...` into `data` (any length) and
+    /// leaves the last output block in `iv` (one block); `false`, touching nothing, where there is
+    /// no chained path.
+    fn ofb_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        let _ = (iv, data);
+        false
+    }
+
+    /// The CBC-MAC chain `R = E(R ^ B)` over the whole blocks of `data` (a whole number of blocks),
+    /// from and back into `state` (one block), in one call; `false`, touching nothing, where there
+    /// is no chained path.
+    fn cbc_mac_chain(&self, state: &mut [u8], data: &[u8]) -> bool {
+        let _ = (state, data);
+        false
+    }
+
     /// Multi-stream: `blocks` holds `ciphers.len()` blocks; block `i` is encrypted with `ciphers[i]`.
     /// Extra blocks beyond `ciphers.len()` are left untouched.
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8])
@@ -195,6 +229,18 @@ impl<T: BlockCipher + ?Sized> BlockCipher for &T {
     fn zero_block_image(&self) -> Option<&[u8]> {
         (**self).zero_block_image()
     }
+    fn cbc_encrypt_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        (**self).cbc_encrypt_chain(iv, data)
+    }
+    fn cfb_encrypt_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        (**self).cfb_encrypt_chain(iv, data)
+    }
+    fn ofb_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        (**self).ofb_chain(iv, data)
+    }
+    fn cbc_mac_chain(&self, state: &mut [u8], data: &[u8]) -> bool {
+        (**self).cbc_mac_chain(state, data)
+    }
 }
 
 impl<T: BlockCipher + ?Sized> BlockCipher for Box<T> {
@@ -212,5 +258,17 @@ impl<T: BlockCipher + ?Sized> BlockCipher for Box<T> {
     }
     fn zero_block_image(&self) -> Option<&[u8]> {
         (**self).zero_block_image()
+    }
+    fn cbc_encrypt_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        (**self).cbc_encrypt_chain(iv, data)
+    }
+    fn cfb_encrypt_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        (**self).cfb_encrypt_chain(iv, data)
+    }
+    fn ofb_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        (**self).ofb_chain(iv, data)
+    }
+    fn cbc_mac_chain(&self, state: &mut [u8], data: &[u8]) -> bool {
+        (**self).cbc_mac_chain(state, data)
     }
 }

@@ -64,6 +64,13 @@ fn run<C: BlockCipher + ?Sized>(
     let n = c.block_size();
     check_params(n, iv.len(), s)?;
     let m = iv.len();
+    // Full-block CFB encryption through a backend's chained path; a partial last block goes on below.
+    let whole = data.len() / n * n;
+    if let (false, true, Ok(mut register)) = (decrypting, s == n, <[u8; 16]>::try_from(iv)) {
+        if n == 16 && whole > 0 && c.cfb_encrypt_chain(&mut register, &mut data[..whole]) {
+            return run(c, &register, s, &mut data[whole..], decrypting);
+        }
+    }
     // Segments per batch: all whose cipher input lies in the register, capped to bound the buffer.
     let per_round = ((m - n) / s + 1).min(MAX_BATCH);
     if m <= STACK_BYTES && per_round * n <= STACK_BYTES {

@@ -35,6 +35,9 @@ pub fn apply<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Resu
         });
     }
     with_register(iv, |reg| {
+        if reg.len() == n && c.ofb_chain(reg, data) {
+            return;
+        }
         for chunk in data.chunks_mut(reg.len()) {
             c.encrypt_blocks(reg);
             xor_in_place(chunk, reg);

@@ -39,6 +39,8 @@ mod x86_avx2_tables;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_gfni;
 #[cfg(target_arch = "x86_64")]
+mod x86_avx512_gfni_chain;
+#[cfg(target_arch = "x86_64")]
 mod x86_avx512_gfni_streams;
 
 pub use tables::PI;
@@ -332,6 +334,58 @@ impl BlockCipher for Kuznyechik {
     }
     fn feedback_lanes(ciphers: &[&Self], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
         feedback(ciphers, registers, run)
+    }
+    fn cbc_encrypt_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        self.chain(Chain::Cbc, iv, data)
+    }
+    fn cfb_encrypt_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        self.chain(Chain::Cfb, iv, data)
+    }
+    fn ofb_chain(&self, iv: &mut [u8], data: &mut [u8]) -> bool {
+        self.chain(Chain::Ofb, iv, data)
+    }
+    #[cfg(target_arch = "x86_64")]
+    fn cbc_mac_chain(&self, state: &mut [u8], data: &[u8]) -> bool {
+        match &self.engine {
+            Engine::Gfni(k) if state.len() == 16 && data.len() % 16 == 0 => {
+                k.cbc_mac(state, data);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The single-stream feedback modes of the gfni backend's one-block kernel.
+#[cfg(target_arch = "x86_64")]
+use x86_avx512_gfni_chain::Chain;
+
+/// Stand-in so that the hooks read the same on every architecture (no kernel: never taken).
+#[cfg(not(target_arch = "x86_64"))]
+enum Chain {
+    Cbc,
+    Cfb,
+    Ofb,
+}
+
+impl Kuznyechik {
+    /// A single-stream feedback run through the gfni backend's chained kernel: `iv` one block,
+    /// `data` whole blocks (OFB: any length). False, touching nothing, on other backends or shapes.
+    #[cfg(target_arch = "x86_64")]
+    fn chain(&self, mode: Chain, iv: &mut [u8], data: &mut [u8]) -> bool {
+        let whole = mode == Chain::Ofb || data.len() % 16 == 0;
+        match &self.engine {
+            Engine::Gfni(k) if iv.len() == 16 && whole => {
+                k.chain(mode, iv, data);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn chain(&self, _mode: Chain, _iv: &mut [u8], _data: &mut [u8]) -> bool {
+        false
     }
 }
 
