@@ -6,7 +6,10 @@
 //! - **gfni** (`x86_avx512_gfni`, x86-64 with AVX-512 F/BW/VBMI and GFNI) — the default where present:
 //!   constant-time. The S-box is a 256-byte table held in four registers (`VPERMI2B`), the linear map
 //!   is sixteen `GF2P8MULB` products after a change of field basis (`aes_field`); four blocks per
-//!   512-bit register. No memory access depends on key or data.
+//!   512-bit register. Single blocks and the single-stream chains (CBC and CFB encryption, OFB, the
+//!   OMAC chain, through [`BlockCipher::cbc_encrypt_chain`] and its siblings) take a one-block
+//!   kernel with a shorter dependency chain (`x86_avx512_gfni_chain`: four products per round, the
+//!   chaining value kept in a register). No memory access depends on key or data.
 //! - **avx2** (`x86_avx2_tables`, x86-64 with AVX2): NOT constant-time. The fused LS tables below with
 //!   vector XORs, eight blocks interleaved. The default only where the gfni backend is missing.
 //! - **portable** (`soft`): NOT constant-time, the oracle the others are tested against. Encryption
@@ -147,6 +150,9 @@ fn offered() -> &'static [Backend] {
 }
 
 /// The round keys in the form a SIMD backend wants; holding one proves the CPU runs that backend.
+/// Kept inline (the gfni keys are about 800 bytes): a cipher is keyed once and used for many calls,
+/// and a short message should not pay a pointer chase to reach its keys.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 enum Engine {
     Portable,
@@ -347,7 +353,7 @@ impl BlockCipher for Kuznyechik {
     #[cfg(target_arch = "x86_64")]
     fn cbc_mac_chain(&self, state: &mut [u8], data: &[u8]) -> bool {
         match &self.engine {
-            Engine::Gfni(k) if state.len() == 16 && data.len() % 16 == 0 => {
+            Engine::Gfni(k) if state.len() == 16 && data.len().is_multiple_of(16) => {
                 k.cbc_mac(state, data);
                 true
             }
@@ -373,7 +379,7 @@ impl Kuznyechik {
     /// `data` whole blocks (OFB: any length). False, touching nothing, on other backends or shapes.
     #[cfg(target_arch = "x86_64")]
     fn chain(&self, mode: Chain, iv: &mut [u8], data: &mut [u8]) -> bool {
-        let whole = mode == Chain::Ofb || data.len() % 16 == 0;
+        let whole = mode == Chain::Ofb || data.len().is_multiple_of(16);
         match &self.engine {
             Engine::Gfni(k) if iv.len() == 16 && whole => {
                 k.chain(mode, iv, data);

@@ -170,8 +170,14 @@ pub(super) fn encrypt_block(keys: &[[u8; 64]; 10], block: &mut [u8]) {
 pub(super) fn chain(keys: &[[u8; 64]; 10], mode: Chain, iv: &mut [u8], data: &mut [u8]) {
     let r = load_registers(gfni_constants(), keys);
     let mut state = load_block(iv, &r);
-    for block in data.chunks_mut(16) {
-        let input = load_block(block, &r);
+    // Each block's input is loaded and mapped one block ahead: the rounds of a block fill the
+    // reorder window, and CBC needs its input at the start of the chain.
+    let mut next = load_block(data, &r);
+    let mut start = 0;
+    while start < data.len() {
+        let end = (start + 16).min(data.len());
+        let input = next;
+        next = load_block(&data[end..], &r);
         let out = match mode {
             Chain::Cbc => {
                 state = rounds(xor3(state, input, r.keys[0]), &r);
@@ -186,7 +192,8 @@ pub(super) fn chain(keys: &[[u8; 64]; 10], mode: Chain, iv: &mut [u8], data: &mu
                 _mm512_xor_si512(state, input)
             }
         };
-        store_partial(block, unspread(out, &r));
+        store_partial(&mut data[start..end], unspread(out, &r));
+        start = end;
     }
     store_partial(iv, unspread(state, &r));
 }
@@ -197,8 +204,12 @@ pub(super) fn chain(keys: &[[u8; 64]; 10], mode: Chain, iv: &mut [u8], data: &mu
 pub(super) fn cbc_mac(keys: &[[u8; 64]; 10], state: &mut [u8], data: &[u8]) {
     let r = load_registers(gfni_constants(), keys);
     let mut x = load_block(state, &r);
-    for block in data.chunks_exact(16) {
-        x = rounds(xor3(x, load_block(block, &r), r.keys[0]), &r);
+    // Inputs loaded one block ahead, as in `chain`.
+    let mut next = load_block(data, &r);
+    for start in (0..data.len() / 16 * 16).step_by(16) {
+        let input = next;
+        next = load_block(&data[start + 16..], &r);
+        x = rounds(xor3(x, input, r.keys[0]), &r);
     }
     store_partial(state, unspread(x, &r));
 }
