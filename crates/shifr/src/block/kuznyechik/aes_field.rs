@@ -30,6 +30,64 @@ pub(crate) struct GfniConstants {
     pub(crate) to_aes: u64,
     /// `GF2P8AFFINEQB` matrix of `phi^-1`.
     pub(crate) from_aes: u64,
+    /// The one-block chained kernel's form of L (`x86_avx512_gfni_chain`), see [`Spread`].
+    pub(crate) spread: Spread,
+}
+
+/// L as four 64-byte products for one block in the *spread* layout: byte position `p` of a 512-bit
+/// register (128-bit lane `p / 16`, dword `p / 4 % 4`, byte `p % 4`) stands for block byte
+/// [`spread_byte`]`(p) = 4 * (p / 16) + p % 4`, so every block byte appears in the four dwords of one
+/// lane. Register `t`, position `p` (dword `d`) multiplies block byte `j = 4t + d` by the coefficient of
+/// L that carries `j` into byte `spread_byte(p)`; XORing the four products and then the four dwords of
+/// each lane sums all sixteen terms of every output byte, leaving the result spread again.
+pub(crate) struct Spread {
+    /// `VPERMB` indices: position `p` of gather `t` reads block byte `4t + d` from its home position.
+    pub(crate) gather: [[u8; 64]; 4],
+    /// `phi`-mapped coefficients of L matching `gather`.
+    pub(crate) columns: [[u8; 64]; 4],
+    /// `VPERMB` indices taking a block in bytes 0..16 to the spread layout.
+    pub(crate) expand: [u8; 64],
+    /// `VPERMB` indices taking the spread layout back to a block in bytes 0..16.
+    pub(crate) compact: [u8; 64],
+}
+
+/// The block byte that spread position `p` stands for.
+pub(crate) const fn spread_byte(p: usize) -> usize {
+    4 * (p / 16) + p % 4
+}
+
+/// The home position of block byte `j` in the spread layout (dword 0 of its lane).
+const fn spread_home(j: usize) -> usize {
+    16 * (j / 4) + j % 4
+}
+
+impl Spread {
+    fn new(l_columns: &[[u8; 16]; 16]) -> Spread {
+        let term = |t: usize, p: usize| 4 * t + p / 4 % 4;
+        Spread {
+            gather: core::array::from_fn(|t| {
+                core::array::from_fn(|p| spread_home(term(t, p)) as u8)
+            }),
+            columns: core::array::from_fn(|t| {
+                core::array::from_fn(|p| l_columns[term(t, p)][spread_byte(p)])
+            }),
+            expand: core::array::from_fn(|p| spread_byte(p) as u8),
+            compact: core::array::from_fn(|p| spread_home(p % 16) as u8),
+        }
+    }
+}
+
+/// A round key (already `phi`-mapped) in the spread layout: in every dword when `everywhere` (added
+/// on its own), else in dword 0 of each lane only (added before the dword sum of L, which then
+/// carries it to every dword).
+pub(crate) fn spread_key(key: &[u8; 16], everywhere: bool) -> [u8; 64] {
+    core::array::from_fn(|p| {
+        if everywhere || p / 4 % 4 == 0 {
+            key[spread_byte(p)]
+        } else {
+            0
+        }
+    })
 }
 
 /// Multiplication modulo the AES polynomial x^8 + x^4 + x^3 + x + 1.
@@ -118,10 +176,12 @@ pub(crate) fn gfni_constants() -> &'static GfniConstants {
     static CONSTANTS: OnceLock<GfniConstants> = OnceLock::new();
     CONSTANTS.get_or_init(|| {
         let iso = Isomorphism::new();
+        let l_columns = columns(&iso, transform_l);
         GfniConstants {
+            spread: Spread::new(&l_columns),
             sbox: core::array::from_fn(|x| iso.phi(PI[iso.phi_inv(x as u8) as usize])),
             sbox_inv: core::array::from_fn(|x| iso.phi(PI_INV[iso.phi_inv(x as u8) as usize])),
-            l_columns: columns(&iso, transform_l),
+            l_columns,
             l_inv_columns: columns(&iso, transform_l_inv),
             l_coeffs: L_COEFFS.map(|c| iso.phi(c)),
             to_aes: affine_matrix(|x| iso.phi(x)),
@@ -182,6 +242,31 @@ mod tests {
         }
         assert_eq!((c[7], c[15]), (Isomorphism::new().phi(251), 1));
         assert_eq!(c[6], 1);
+    }
+
+    #[test]
+    fn spread_products_sum_to_l() {
+        // The spread form of L, evaluated byte by byte: products, the XOR of the four registers, the
+        // XOR of the four dwords of each lane; every position must hold its byte of L(x).
+        let iso = Isomorphism::new();
+        let c = gfni_constants();
+        let x: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(59) ^ 0x1e);
+        let mapped = x.map(|b| iso.phi(b));
+        let spread: [u8; 64] = core::array::from_fn(|p| mapped[c.spread.expand[p] as usize]);
+        let mut sum = [0u8; 64];
+        for (gather, cols) in c.spread.gather.iter().zip(&c.spread.columns) {
+            for p in 0..64 {
+                sum[p] ^= aes_mul(spread[gather[p] as usize], cols[p]);
+            }
+        }
+        let want = transform_l(&x);
+        for p in 0..64 {
+            let lane = p / 16 * 16;
+            let total = (0..4).fold(0, |acc, d| acc ^ sum[lane + 4 * d + p % 4]);
+            assert_eq!(iso.phi_inv(total), want[spread_byte(p)], "{p}");
+        }
+        let back: [u8; 16] = core::array::from_fn(|i| spread[c.spread.compact[i] as usize]);
+        assert_eq!(back, mapped);
     }
 
     #[test]

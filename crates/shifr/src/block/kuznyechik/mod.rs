@@ -6,7 +6,10 @@
 //! - **gfni** (`x86_avx512_gfni`, x86-64 with AVX-512 F/BW/VBMI and GFNI) — the default where present:
 //!   constant-time. The S-box is a 256-byte table held in four registers (`VPERMI2B`), the linear map
 //!   is sixteen `GF2P8MULB` products after a change of field basis (`aes_field`); four blocks per
-//!   512-bit register. No memory access depends on key or data.
+//!   512-bit register. Single blocks and the single-stream chains (CBC and CFB encryption, OFB, the
+//!   OMAC chain, through [`BlockCipher::feedback_chain`]) take a one-block
+//!   kernel with a shorter dependency chain (`x86_avx512_gfni_chain`: four products per round, the
+//!   chaining value kept in a register). No memory access depends on key or data.
 //! - **avx2** (`x86_avx2_tables`, x86-64 with AVX2): NOT constant-time. The fused LS tables below with
 //!   vector XORs, eight blocks interleaved. The default only where the gfni backend is missing.
 //! - **portable** (`soft`): NOT constant-time, the oracle the others are tested against. Encryption
@@ -39,6 +42,8 @@ mod x86_avx2_tables;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_gfni;
 #[cfg(target_arch = "x86_64")]
+mod x86_avx512_gfni_chain;
+#[cfg(target_arch = "x86_64")]
 mod x86_avx512_gfni_streams;
 
 pub use tables::PI;
@@ -48,7 +53,7 @@ use std::sync::OnceLock;
 use tables::{gf_mul, L_COEFFS, PI_INV};
 use zeroize::Zeroize;
 
-use crate::block::{BlockCipher, Feedback, KeyInit};
+use crate::block::{BlockCipher, Chain, Feedback, KeyInit};
 use crate::cpu::{self, Backend};
 use crate::{Error, Result};
 
@@ -145,6 +150,9 @@ fn offered() -> &'static [Backend] {
 }
 
 /// The round keys in the form a SIMD backend wants; holding one proves the CPU runs that backend.
+/// Kept inline (the gfni keys are about 800 bytes): a cipher is keyed once and used for many calls,
+/// and a short message should not pay a pointer chase to reach its keys.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 enum Engine {
     Portable,
@@ -332,6 +340,65 @@ impl BlockCipher for Kuznyechik {
     }
     fn feedback_lanes(ciphers: &[&Self], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
         feedback(ciphers, registers, run)
+    }
+    fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
+        match chain {
+            Chain::CbcEncrypt(data) => self.chain(ChainMode::Cbc, register, data),
+            Chain::CfbEncrypt(data) => self.chain(ChainMode::Cfb, register, data),
+            Chain::Ofb(data) => self.chain(ChainMode::Ofb, register, data),
+            Chain::CbcMac(data) => self.cbc_mac_chain(register, data),
+        }
+    }
+}
+
+/// The single-stream feedback modes of the gfni backend's one-block kernel.
+#[cfg(target_arch = "x86_64")]
+use x86_avx512_gfni_chain::Chain as ChainMode;
+
+/// Stand-in so that the hook reads the same on every architecture (no kernel: never taken).
+#[cfg(not(target_arch = "x86_64"))]
+enum ChainMode {
+    Cbc,
+    Cfb,
+    Ofb,
+}
+
+impl Kuznyechik {
+    /// A single-stream feedback run through the gfni backend's chained kernel: `iv` one block,
+    /// `data` whole blocks (OFB: any length). False, touching nothing, on other backends or shapes.
+    #[cfg(target_arch = "x86_64")]
+    fn chain(&self, mode: ChainMode, iv: &mut [u8], data: &mut [u8]) -> bool {
+        let whole = mode == ChainMode::Ofb || data.len().is_multiple_of(16);
+        match &self.engine {
+            Engine::Gfni(k) if iv.len() == 16 && whole => {
+                k.chain(mode, iv, data);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn chain(&self, _mode: ChainMode, _iv: &mut [u8], _data: &mut [u8]) -> bool {
+        false
+    }
+
+    /// The OMAC chain `R = E(R ^ B)` over whole blocks through the gfni backend's chained kernel;
+    /// false, touching nothing, on other backends or shapes.
+    #[cfg(target_arch = "x86_64")]
+    fn cbc_mac_chain(&self, state: &mut [u8], data: &[u8]) -> bool {
+        match &self.engine {
+            Engine::Gfni(k) if state.len() == 16 && data.len().is_multiple_of(16) => {
+                k.cbc_mac(state, data);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn cbc_mac_chain(&self, _state: &mut [u8], _data: &[u8]) -> bool {
+        false
     }
 }
 

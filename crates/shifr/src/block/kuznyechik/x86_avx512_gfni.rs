@@ -33,7 +33,8 @@ use core::arch::x86_64::{
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::aes_field::{gfni_constants, to_aes_basis, GfniConstants};
+use super::aes_field::{gfni_constants, spread_key, to_aes_basis, GfniConstants};
+use super::x86_avx512_gfni_chain::{self, Chain};
 
 /// Bytes per register: four blocks.
 const VECTOR: usize = 64;
@@ -53,6 +54,8 @@ pub(super) fn supported() -> bool {
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub(super) struct GfniKeys {
     pub(super) keys: [[u8; 16]; 10],
+    /// The same keys in the spread layout of the one-block kernel (`x86_avx512_gfni_chain`).
+    spread: [[u8; 64]; 10],
 }
 
 impl GfniKeys {
@@ -61,15 +64,32 @@ impl GfniKeys {
         if !supported() {
             return None;
         }
-        Some(GfniKeys {
-            keys: round_keys.map(|k| to_aes_basis(&k)),
-        })
+        let keys = round_keys.map(|k| to_aes_basis(&k));
+        let spread = core::array::from_fn(|i| spread_key(&keys[i], i == 0));
+        Some(GfniKeys { keys, spread })
     }
 
     /// Encrypts every whole 16-byte block of `data` in place.
     pub(super) fn encrypt_blocks(&self, data: &mut [u8]) {
-        // SAFETY: a `GfniKeys` exists only if the CPU has AVX-512 F/BW/VBMI and GFNI (see `new`).
+        if data.len() / 16 == 1 {
+            // SAFETY: a `GfniKeys` exists only if the CPU has AVX-512 F/BW/VBMI and GFNI (see `new`).
+            return unsafe { x86_avx512_gfni_chain::encrypt_block(&self.spread, data) };
+        }
+        // SAFETY: as above.
         unsafe { blocks::<true>(&self.keys, data) }
+    }
+
+    /// Runs the single-stream feedback `mode` over `data` from and back into `iv` (16 bytes); `data`
+    /// is whole blocks, except that the last block of [`Chain::Ofb`] may be partial.
+    pub(super) fn chain(&self, mode: Chain, iv: &mut [u8], data: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { x86_avx512_gfni_chain::chain(&self.spread, mode, iv, data) }
+    }
+
+    /// The CBC-MAC chain over the whole blocks of `data`, from and back into `state` (16 bytes).
+    pub(super) fn cbc_mac(&self, state: &mut [u8], data: &[u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { x86_avx512_gfni_chain::cbc_mac(&self.spread, state, data) }
     }
 
     /// Decrypts every whole 16-byte block of `data` in place.
