@@ -223,7 +223,9 @@ fn single_op_on(
             };
             let backend = gcm.backend().name().to_string();
             match engine {
-                Some(engine) => Box::new(AeadOp::new(SplitGcm { gcm, engine }, backend, iv, dir)),
+                Some(engine) => {
+                    Box::new(AeadOp::new(Split { aead: gcm, engine }, backend, iv, dir))
+                }
                 None => Box::new(AeadOp::new(gcm, backend, iv, dir)),
             }
         }
@@ -239,12 +241,7 @@ fn single_op_on(
             let backend = alg.implementation().to_string();
             let aead = ChaCha20Poly1305::new(&key)?;
             match engine {
-                Some(engine) => Box::new(AeadOp::new(
-                    SplitChaChaPoly { aead, engine },
-                    backend,
-                    iv,
-                    dir,
-                )),
+                Some(engine) => Box::new(AeadOp::new(Split { aead, engine }, backend, iv, dir)),
                 None => Box::new(AeadOp::new(aead, backend, iv, dir)),
             }
         }
@@ -252,12 +249,7 @@ fn single_op_on(
             let backend = alg.implementation().to_string();
             let aead = XChaCha20Poly1305::new(&key)?;
             match engine {
-                Some(engine) => Box::new(AeadOp::new(
-                    SplitXChaChaPoly { aead, engine },
-                    backend,
-                    iv,
-                    dir,
-                )),
+                Some(engine) => Box::new(AeadOp::new(Split { aead, engine }, backend, iv, dir)),
                 None => Box::new(AeadOp::new(aead, backend, iv, dir)),
             }
         }
@@ -288,7 +280,7 @@ fn block_op<C: KeyInit + 'static>(
         let tag_len = c.block_size();
         let mgm = Mgm::new(c, tag_len)?;
         return Ok(match engine {
-            Some(engine) => Box::new(AeadOp::new(SplitMgm { mgm, engine }, backend, iv, dir)),
+            Some(engine) => Box::new(AeadOp::new(Split { aead: mgm, engine }, backend, iv, dir)),
             None => Box::new(AeadOp::new(mgm, backend, iv, dir)),
         });
     }
@@ -303,87 +295,78 @@ fn block_op<C: KeyInit + 'static>(
     }))
 }
 
-/// AES-GCM sealed and opened through the engine (one message split over its threads).
-struct SplitGcm {
-    gcm: AesGcm,
+/// An AEAD sealed and opened through the engine (one message split over its threads).
+struct Split<A> {
+    aead: A,
     engine: Engine,
 }
 
-impl Aead for SplitGcm {
-    fn tag_len(&self) -> usize {
-        self.gcm.tag_len()
-    }
-
-    fn nonce_len_desc(&self) -> &'static str {
-        self.gcm.nonce_len_desc()
-    }
-
-    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> shifr::Result<Tag> {
-        self.engine.gcm_seal(&self.gcm, nonce, aad, data)
-    }
-
-    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> shifr::Result<()> {
-        self.engine.gcm_open(&self.gcm, nonce, aad, data, tag)
-    }
+/// The engine's split calls for one AEAD type.
+trait EngineSplit: Aead {
+    fn split_seal(
+        &self,
+        e: &Engine,
+        nonce: &[u8],
+        aad: &[u8],
+        data: &mut [u8],
+    ) -> shifr::Result<Tag>;
+    fn split_open(
+        &self,
+        e: &Engine,
+        nonce: &[u8],
+        aad: &[u8],
+        data: &mut [u8],
+        tag: &[u8],
+    ) -> shifr::Result<()>;
 }
 
-/// MGM sealed and opened through the engine (one message split over its threads).
-struct SplitMgm<C: BlockCipher> {
-    mgm: Mgm<C>,
-    engine: Engine,
+/// Implements [`EngineSplit`] for an AEAD type with the engine's `seal` and `open` methods for it.
+macro_rules! engine_split {
+    (<$g:ident: $bound:path> $aead:ty, $seal:ident, $open:ident) => {
+        engine_split!(@impl [<$g: $bound>] $aead, $seal, $open);
+    };
+    ($aead:ty, $seal:ident, $open:ident) => {
+        engine_split!(@impl [] $aead, $seal, $open);
+    };
+    (@impl [$($generics:tt)*] $aead:ty, $seal:ident, $open:ident) => {
+        impl $($generics)* EngineSplit for $aead {
+            fn split_seal(
+                &self,
+                e: &Engine,
+                nonce: &[u8],
+                aad: &[u8],
+                data: &mut [u8],
+            ) -> shifr::Result<Tag> {
+                e.$seal(self, nonce, aad, data)
+            }
+            fn split_open(
+                &self,
+                e: &Engine,
+                nonce: &[u8],
+                aad: &[u8],
+                data: &mut [u8],
+                tag: &[u8],
+            ) -> shifr::Result<()> {
+                e.$open(self, nonce, aad, data, tag)
+            }
+        }
+    };
 }
 
-impl<C: BlockCipher> Aead for SplitMgm<C> {
-    fn tag_len(&self) -> usize {
-        self.mgm.tag_len()
-    }
+engine_split!(AesGcm, gcm_seal, gcm_open);
+engine_split!(<C: BlockCipher> Mgm<C>, mgm_seal, mgm_open);
+engine_split!(
+    ChaCha20Poly1305,
+    chacha20poly1305_seal,
+    chacha20poly1305_open
+);
+engine_split!(
+    XChaCha20Poly1305,
+    xchacha20poly1305_seal,
+    xchacha20poly1305_open
+);
 
-    fn nonce_len_desc(&self) -> &'static str {
-        self.mgm.nonce_len_desc()
-    }
-
-    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> shifr::Result<Tag> {
-        self.engine.mgm_seal(&self.mgm, nonce, aad, data)
-    }
-
-    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> shifr::Result<()> {
-        self.engine.mgm_open(&self.mgm, nonce, aad, data, tag)
-    }
-}
-
-/// ChaCha20-Poly1305 sealed and opened through the engine (one message split over its threads).
-struct SplitChaChaPoly {
-    aead: ChaCha20Poly1305,
-    engine: Engine,
-}
-
-impl Aead for SplitChaChaPoly {
-    fn tag_len(&self) -> usize {
-        self.aead.tag_len()
-    }
-
-    fn nonce_len_desc(&self) -> &'static str {
-        self.aead.nonce_len_desc()
-    }
-
-    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> shifr::Result<Tag> {
-        self.engine
-            .chacha20poly1305_seal(&self.aead, nonce, aad, data)
-    }
-
-    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> shifr::Result<()> {
-        self.engine
-            .chacha20poly1305_open(&self.aead, nonce, aad, data, tag)
-    }
-}
-
-/// XChaCha20-Poly1305 sealed and opened through the engine.
-struct SplitXChaChaPoly {
-    aead: XChaCha20Poly1305,
-    engine: Engine,
-}
-
-impl Aead for SplitXChaChaPoly {
+impl<A: EngineSplit> Aead for Split<A> {
     fn tag_len(&self) -> usize {
         self.aead.tag_len()
     }
@@ -393,13 +376,11 @@ impl Aead for SplitXChaChaPoly {
     }
 
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> shifr::Result<Tag> {
-        self.engine
-            .xchacha20poly1305_seal(&self.aead, nonce, aad, data)
+        self.aead.split_seal(&self.engine, nonce, aad, data)
     }
 
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> shifr::Result<()> {
-        self.engine
-            .xchacha20poly1305_open(&self.aead, nonce, aad, data, tag)
+        self.aead.split_open(&self.engine, nonce, aad, data, tag)
     }
 }
 
