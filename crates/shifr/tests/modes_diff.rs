@@ -200,8 +200,12 @@ macro_rules! differential {
             #[test]
             fn cfb_any_segment_and_register_matches_definition() {
                 for s in 1..=N {
-                    for m in [N, N + 1, N + s, 2 * N, 3 * N + 1, 70 * N + 3] {
-                        let len = 7 * N + 3;
+                    // Lengths: one batch, and (full-segment decryption) several batches of the
+                    // key-stream buffer with a partial last segment.
+                    for (m, len) in [N, N + 1, N + s, 2 * N, 3 * N + 1, 70 * N + 3]
+                        .into_iter()
+                        .flat_map(|m| [(m, 7 * N + 3), (m, 150 * N + 5)])
+                    {
                         let (key, iv, pt) =
                             (random_bytes($key), random_bytes(m), random_bytes(len));
                         let c = shifr_cipher(&key);

@@ -77,10 +77,59 @@ fn run<C: BlockCipher + ?Sized>(
             return Ok(());
         }
         (&chained[..n], tail)
+    } else if decrypting && s == n && n <= 16 && iv.len() <= STACK_BYTES {
+        // Key-stream space sized to the message, so that a short one clears and wipes little.
+        if data.len() <= STACK_BYTES {
+            decrypt_full_segments(c, iv, data, &mut [0u8; STACK_BYTES]);
+        } else {
+            decrypt_full_segments(c, iv, data, &mut [0u8; DECRYPT_BATCH * 16]);
+        }
+        return Ok(());
     } else {
         (iv, data)
     };
     run_rounds(c, iv, s, data, decrypting)
+}
+
+/// Blocks per `encrypt_blocks` call in [`decrypt_full_segments`].
+const DECRYPT_BATCH: usize = 64;
+
+/// CFB decryption with full-block segments (`s = n`, any register `m >= n` of at most
+/// [`STACK_BYTES`]): with `V = IV || C`, segment `i`'s cipher input is `V[i n .. i n + n]`, all of it
+/// ciphertext known in advance, so as many blocks as `space` holds are enciphered per call instead
+/// of one. `reg` carries the shift register `V[i n .. i n + m]` from batch to batch, since the
+/// ciphertext before the batch has been overwritten with plaintext by then. `space` (whole blocks)
+/// receives key stream and is wiped as far as it was used.
+fn decrypt_full_segments<C: BlockCipher + ?Sized>(
+    c: &C,
+    iv: &[u8],
+    data: &mut [u8],
+    space: &mut [u8],
+) {
+    let n = c.block_size();
+    let m = iv.len();
+    let mut reg = [0u8; STACK_BYTES];
+    reg[..m].copy_from_slice(iv);
+    let batch = space.len() / n;
+    debug_assert!(batch * n >= m, "a batch must cover the register");
+    for chunk in data.chunks_mut(batch * n) {
+        let k = chunk.len().div_ceil(n);
+        let inputs = &mut space[..k * n];
+        // The inputs are `(reg || chunk)[..k n]`: the register first, then the chunk's own
+        // ciphertext (never past its end, as `m >= n`).
+        let from_reg = m.min(k * n);
+        inputs[..from_reg].copy_from_slice(&reg[..from_reg]);
+        inputs[from_reg..].copy_from_slice(&chunk[..k * n - from_reg]);
+        // The next register: the last `m` bytes of the chunk, still ciphertext. Only the last chunk
+        // can be shorter than `m` (the others are `space.len() >= m` bytes), and nothing follows it.
+        if chunk.len() >= m {
+            reg[..m].copy_from_slice(&chunk[chunk.len() - m..]);
+        }
+        c.encrypt_blocks(inputs);
+        xor_in_place(chunk, &inputs[..chunk.len()]);
+    }
+    let used = data.len().div_ceil(n).min(batch) * n;
+    space[..used].zeroize();
 }
 
 /// [`run`] through the cipher's `encrypt_blocks`, the register's blocks of each round in one batch.
