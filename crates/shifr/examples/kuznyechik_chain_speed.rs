@@ -8,8 +8,10 @@
 //! `cfb-mode`, `ofb`, `cmac` and `ctr` crates. Each figure is the best of five runs. Speed lives here,
 //! never in a test.
 
+#[path = "support/timing.rs"]
+mod timing;
+
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 use cipher::{AsyncStreamCipher, BlockEncryptMut, KeyIvInit, StreamCipher};
 use cmac::Mac;
@@ -17,37 +19,9 @@ use shifr::block::kuznyechik::Kuznyechik;
 use shifr::mac::omac;
 use shifr::mode::{cbc, cfb, ctr, ofb};
 
+use timing::measure;
+
 type Theirs = kuznyechik::Kuznyechik;
-
-/// This thread's CPU seconds (Linux `/proc/thread-self/schedstat`); `None` where unavailable.
-fn thread_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: f64 = stat.split_whitespace().next()?.parse().ok()?;
-    Some(ns / 1e9)
-}
-
-/// MB/s of `f`, which processes `bytes` per call; best of five runs.
-fn measure(bytes: usize, seconds: f64, mut f: impl FnMut()) -> f64 {
-    let per_run = Duration::from_secs_f64(seconds / 5.0);
-    (0..5)
-        .map(|_| {
-            let start = Instant::now();
-            let cpu_start = thread_cpu_seconds();
-            let mut calls = 0u64;
-            while start.elapsed() < per_run {
-                for _ in 0..16 {
-                    f();
-                }
-                calls += 16;
-            }
-            let elapsed = match (cpu_start, thread_cpu_seconds()) {
-                (Some(a), Some(b)) if b > a => b - a,
-                _ => start.elapsed().as_secs_f64(),
-            };
-            calls as f64 * bytes as f64 / elapsed / 1e6
-        })
-        .fold(0.0, f64::max)
-}
 
 fn main() {
     let seconds: f64 = std::env::args()

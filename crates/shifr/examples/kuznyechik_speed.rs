@@ -6,8 +6,10 @@
 //! 16-stream multi-stream encryption (`encrypt_lanes`, 16 keys, 512 B per stream, as CBC/CFB/OMAC use it).
 //! Each figure is the best of five runs. Speed lives here, never in a test.
 
+#[path = "support/timing.rs"]
+mod timing;
+
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 use cipher::{BlockDecrypt, BlockEncrypt, KeyInit as _, KeyIvInit, StreamCipher};
 use shifr::block::kuznyechik::Kuznyechik;
@@ -15,39 +17,11 @@ use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
 use shifr::mode::ctr as shifr_ctr;
 
+use timing::{measure, thread_cpu_seconds};
+
 const MESSAGE: usize = 16 * 1024;
 const STREAMS: usize = 16;
 const STREAM_BYTES: usize = 512;
-
-/// Seconds this thread has run on a CPU (Linux `/proc/thread-self/schedstat`), so that a loaded
-/// machine's time slices given to other processes do not count; `None` where unavailable.
-fn thread_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: f64 = stat.split_whitespace().next()?.parse().ok()?;
-    Some(ns / 1e9)
-}
-
-/// MB/s (10^6 bytes per second) of `f`, which processes `bytes` per call; best of five runs. Time is
-/// the thread's CPU time where the OS reports it, wall-clock time otherwise.
-fn measure(bytes: usize, seconds: f64, mut f: impl FnMut()) -> f64 {
-    let per_run = Duration::from_secs_f64(seconds / 5.0);
-    (0..5)
-        .map(|_| {
-            let start = Instant::now();
-            let cpu_start = thread_cpu_seconds();
-            let mut calls = 0u64;
-            while start.elapsed() < per_run {
-                f();
-                calls += 1;
-            }
-            let elapsed = match (cpu_start, thread_cpu_seconds()) {
-                (Some(a), Some(b)) if b > a => b - a,
-                _ => start.elapsed().as_secs_f64(),
-            };
-            (calls as f64 * bytes as f64) / elapsed / 1e6
-        })
-        .fold(0.0, f64::max)
-}
 
 fn main() {
     let seconds: f64 = std::env::args()
