@@ -49,6 +49,29 @@ fn check_ivs(n: usize, ivs: &[&[u8]]) -> Result<()> {
     }
 }
 
+/// The checks of [`setup`], without its lane layout: one cipher and one IV per stream, a common
+/// block size, IVs of that size and (`whole_blocks`) whole-block streams. Returns the block size.
+fn check_streams<C: BlockCipher>(
+    ciphers: &[&C],
+    ivs: &[&[u8]],
+    mut lens: impl ExactSizeIterator<Item = usize>,
+    whole_blocks: bool,
+) -> Result<usize> {
+    let n = common_block_size(ciphers, lens.len())?;
+    if ivs.len() != lens.len() {
+        return Err(Error::InvalidParameter(
+            "multistream: one IV per stream is required",
+        ));
+    }
+    check_ivs(n, ivs)?;
+    if whole_blocks {
+        if let Some(len) = lens.find(|len| len % n != 0) {
+            return Err(Error::NotBlockAligned { block: n, got: len });
+        }
+    }
+    Ok(n)
+}
+
 /// Stream indices ordered by decreasing block count (the lane order), so that at every block index
 /// the streams still running are a prefix.
 fn lane_order(blocks: &[usize]) -> Vec<usize> {
@@ -80,18 +103,20 @@ fn setup<'c, C: BlockCipher>(
     Vec<&'c C>,
     Zeroizing<Vec<u8>>,
 )> {
-    let n = common_block_size(ciphers, lens.len())?;
-    if ivs.len() != lens.len() {
-        return Err(Error::InvalidParameter(
-            "multistream: one IV per stream is required",
-        ));
-    }
-    check_ivs(n, ivs)?;
-    if whole_blocks {
-        if let Some(&len) = lens.iter().find(|&&len| len % n != 0) {
-            return Err(Error::NotBlockAligned { block: n, got: len });
-        }
-    }
+    let n = check_streams(ciphers, ivs, lens.iter().copied(), whole_blocks)?;
+    let (blocks, order, lanes, reg) = layout(n, ciphers, ivs, lens);
+    Ok((n, blocks, order, lanes, reg))
+}
+
+/// The lane layout of [`setup`] for checked streams: `(blocks per stream, lane order, lane ciphers,
+/// per-lane register initialised with the IVs)`.
+#[allow(clippy::type_complexity)]
+fn layout<'c, C: BlockCipher>(
+    n: usize,
+    ciphers: &[&'c C],
+    ivs: &[&[u8]],
+    lens: &[usize],
+) -> (Vec<usize>, Vec<usize>, Vec<&'c C>, Zeroizing<Vec<u8>>) {
     let blocks: Vec<usize> = lens.iter().map(|len| len.div_ceil(n)).collect();
     let order = lane_order(&blocks);
     let lanes: Vec<&C> = order.iter().map(|&i| ciphers[i]).collect();
@@ -99,7 +124,7 @@ fn setup<'c, C: BlockCipher>(
     for (lane, &i) in order.iter().enumerate() {
         reg[lane * n..(lane + 1) * n].copy_from_slice(ivs[i]);
     }
-    Ok((n, blocks, order, lanes, reg))
+    (blocks, order, lanes, reg)
 }
 
 /// The streams `data[order[lane]]` of the given lanes in lane order, each cut to bytes `range`.
@@ -201,19 +226,16 @@ pub fn cbc_encrypt<C: BlockCipher>(
     ivs: &[&[u8]],
     data: &mut [&mut [u8]],
 ) -> Result<()> {
+    let n = check_streams(ciphers, ivs, data.iter().map(|d| d.len()), true)?;
     // Streams of one length go to the cipher's own multi-stream kernel whole, if it has one,
-    // after the checks `setup` makes but without its lane order and buffers (allocations and a
-    // sort that cost a batch of short streams a noticeable part of its time).
-    let n = common_block_size(ciphers, data.len())?;
-    if ivs.len() == data.len() && check_ivs(n, ivs).is_ok() {
-        let len = data.first().map_or(0, |d| d.len());
-        let uniform = len.is_multiple_of(n) && data.iter().all(|d| d.len() == len);
-        if uniform && C::cbc_encrypt_streams(ciphers, ivs, data) {
-            return Ok(());
-        }
+    // without the lane order and buffers of `layout` (allocations and a sort that cost a batch of
+    // short streams a noticeable part of its time).
+    let len = data.first().map_or(0, |d| d.len());
+    if data.iter().all(|d| d.len() == len) && C::cbc_encrypt_streams(ciphers, ivs, data) {
+        return Ok(());
     }
     let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
-    let (n, blocks, order, lanes, mut state) = setup(ciphers, ivs, &lens, true)?;
+    let (blocks, order, lanes, mut state) = layout(n, ciphers, ivs, &lens);
     // The streams in lane order, each taken once (`order` is a permutation).
     let mut slots: Vec<Option<&mut [u8]>> = data.iter_mut().map(|d| Some(&mut **d)).collect();
     let mut by_lane: Vec<&mut [u8]> = order.iter().filter_map(|&i| slots[i].take()).collect();
