@@ -25,6 +25,8 @@
 //!   shifr refuses to wrap the 32-bit counter (Error::LengthLimit) as RFC 8439 requires.
 //! - aes-*-cfb is CFB128, -cfb8 CFB8; des-ede3-cfb / des-ede-cfb are 64-bit CFB; des-ede and des-ede3
 //!   are ECB aliases; ECB and CBC pad with PKCS#7 unless `-nopad`.
+//! - OpenSSL has no TDEA CTR; des-ede3-ctr / des-ede-ctr follow SP 800-38A (an 8-byte IV is the first
+//!   counter block, incremented as a 64-bit big-endian integer), as RustCrypto's `Ctr64BE` does.
 
 use super::exec::{Engine, Family, Mode};
 use super::{AlgInfo, IvSpec, Kind, Padding, TagSpec};
@@ -309,7 +311,7 @@ const CHACHA: [AlgInfo; 4] = [
     ),
 ];
 
-const TDES: [AlgInfo; 11] = [
+const TDES: [AlgInfo; 13] = [
     block_entry(
         "des-ede3",
         Tdes,
@@ -347,6 +349,13 @@ const TDES: [AlgInfo; 11] = [
     ),
     block_entry("des-ede3-ofb", Tdes, 24, Mode::Ofb, "3-key TDEA OFB"),
     block_entry(
+        "des-ede3-ctr",
+        Tdes,
+        24,
+        Mode::Ctr,
+        "3-key TDEA CTR (SP 800-38A, 64-bit counter block; not in OpenSSL)",
+    ),
+    block_entry(
         "des-ede",
         Tdes,
         16,
@@ -375,6 +384,13 @@ const TDES: [AlgInfo; 11] = [
         "2-key TDEA CFB64",
     ),
     block_entry("des-ede-ofb", Tdes, 16, Mode::Ofb, "2-key TDEA OFB"),
+    block_entry(
+        "des-ede-ctr",
+        Tdes,
+        16,
+        Mode::Ctr,
+        "2-key TDEA CTR (SP 800-38A, 64-bit counter block; not in OpenSSL)",
+    ),
 ];
 
 macro_rules! gost_family {
@@ -523,7 +539,7 @@ const fn concat_all() -> [AlgInfo; COUNT] {
     out
 }
 
-const COUNT: usize = 3 * 8 + 2 + 4 + 11 + 2 * 9 + 4;
+const COUNT: usize = 3 * 8 + 2 + 4 + 13 + 2 * 9 + 4;
 
 /// Every entry, in `shifr list` order.
 pub(crate) static ALGORITHMS: [AlgInfo; COUNT] = concat_all();

@@ -7,7 +7,8 @@
 //!
 //! Two implementations, chosen per call by the number of blocks:
 //!
-//! - Calls with at least [`BITSLICE_MIN_BLOCKS`] blocks (ECB batches, CTR key stream, CBC
+//! - Calls with at least [`BITSLICE_MIN_BLOCKS`] blocks (ECB batches, CTR key stream — made in
+//!   batches of the backend's full width by [`BlockCipher::ctr_xor`] — CBC
 //!   decryption) and multi-stream calls with at least that many lanes run the **bitsliced** DES of
 //!   `bitsliced.rs`: 64 blocks per `u64` word, S-boxes as Boolean circuits, **constant-time** (no
 //!   secret-indexed memory, no secret-dependent branches). The word width is the backend's:
@@ -237,7 +238,44 @@ impl BlockCipher for Tdes {
     fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
         Tdes::crypt_lanes(ciphers, blocks, true);
     }
+
+    /// CTR with key-stream batches as wide as the bitsliced backend (512 blocks on AVX-512), not
+    /// the generic mode's 64-block batches, which would leave most of a wide batch empty. Messages
+    /// shorter than [`BITSLICE_MIN_BLOCKS`] blocks take the generic path (the table DES), as before;
+    /// a longer message's last batch is padded to that many counter blocks so that it, too, runs
+    /// bitsliced (constant-time) rather than through the tables.
+    fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
+        let Ok(start) = <[u8; 8]>::try_from(&*counter) else {
+            return false;
+        };
+        if data.len().div_ceil(8) < BITSLICE_MIN_BLOCKS {
+            return false;
+        }
+        let batch_blocks = 64 * widths(self.backend)[0];
+        let mut value = u64::from_be_bytes(start);
+        let mut keystream = [0u8; CTR_BATCH_BLOCKS * 8];
+        let mut used = 0;
+        for chunk in data.chunks_mut(batch_blocks * 8) {
+            let blocks = chunk.len().div_ceil(8);
+            let ks = &mut keystream[..blocks.max(BITSLICE_MIN_BLOCKS) * 8];
+            let mut next = value;
+            for block in ks.chunks_exact_mut(8) {
+                block.copy_from_slice(&next.to_be_bytes());
+                next = next.wrapping_add(1);
+            }
+            self.crypt(ks, false);
+            util::xor_in_place(chunk, ks);
+            used = used.max(ks.len());
+            value = value.wrapping_add(blocks as u64);
+        }
+        keystream[..used].zeroize();
+        counter.copy_from_slice(&value.to_be_bytes());
+        true
+    }
 }
+
+/// Key-stream blocks per [`Tdes::ctr_xor`] batch at the widest backend (AVX-512: 8 words of 64).
+const CTR_BATCH_BLOCKS: usize = 64 * 8;
 
 impl KeyInit for Tdes {
     const KEY_SIZES: &'static [usize] = &[16, 24];
