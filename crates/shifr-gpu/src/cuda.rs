@@ -10,6 +10,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ffi::{c_char, CString};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -17,7 +18,7 @@ use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
-use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
+use cudarc::nvrtc::{self, Ptx};
 use shifr::block::magma::SBox;
 
 use crate::device::{Arg, ChunkKernel, Device, TableCache, Tables};
@@ -54,6 +55,117 @@ fn cache_dir() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("shifr"))
 }
 
+const NVRTC_MISSING: &str =
+    "NVRTC (libnvrtc.so) not found; add the CUDA toolkit's lib64 (or a directory with a libnvrtc.so link) to LD_LIBRARY_PATH";
+
+/// The driver JIT-compiles the PTX: PTX from an NVRTC newer than the driver is refused.
+const PTX_LOAD: &str = "load module (CUDA_ERROR_UNSUPPORTED_PTX_VERSION means the NVRTC found is newer than the driver: put an NVRTC no newer than the driver's CUDA version first on LD_LIBRARY_PATH)";
+
+/// Whether libnvrtc can be opened (no GPU or driver needed).
+fn nvrtc_present() -> bool {
+    // SAFETY: is_culib_present only tries to dlopen the library names and drops the handle.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// An NVRTC program handle, destroyed on drop.
+struct NvrtcProgram(nvrtc::sys::nvrtcProgram);
+
+impl Drop for NvrtcProgram {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from create_program and is destroyed exactly once, here.
+        let _ = unsafe { nvrtc::result::destroy_program(self.0) };
+    }
+}
+
+/// A NUL-terminated C string from NVRTC as text.
+fn c_text(chars: &[c_char]) -> String {
+    let bytes: Vec<u8> = chars
+        .iter()
+        .map(|&c| c as u8)
+        .take_while(|&b| b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// NVRTC's PTX of `src` for the virtual architecture `arch` (e.g. `compute_90`) and the compiler's
+/// log (warnings; empty when clean): the one place the compile options are set, used by every
+/// device and by [`cuda_compile_check`].
+fn compile(src: &str, arch: &str) -> Result<(String, String)> {
+    let fail = |what: &str, e: nvrtc::result::NvrtcError| {
+        GpuError::Compile(format!("NVRTC {what} ({arch}): {e:?}"))
+    };
+    let src = CString::new(src)
+        .map_err(|_| GpuError::Compile("kernel source contains a NUL byte".into()))?;
+    // Declared after `src`, so dropped (destroyed) before the source text it refers to.
+    let prog =
+        NvrtcProgram(nvrtc::result::create_program(&src, None).map_err(|e| fail("create", e))?);
+    let options = [
+        format!("--gpu-architecture={arch}"),
+        "-default-device".to_string(),
+    ];
+    // SAFETY: `prog` holds a live program created above (destroyed only when it drops).
+    let compiled = unsafe { nvrtc::result::compile_program(prog.0, &options) };
+    // SAFETY: as above.
+    let log = unsafe { nvrtc::result::get_program_log(prog.0) }
+        .map(|l| c_text(&l))
+        .unwrap_or_default();
+    if let Err(e) = compiled {
+        let hint = if e.0 == nvrtc::sys::nvrtcResult::NVRTC_ERROR_BUILTIN_OPERATION_FAILURE {
+            " (libnvrtc-builtins not found: put libnvrtc's own directory on LD_LIBRARY_PATH)"
+        } else {
+            ""
+        };
+        return Err(GpuError::Compile(format!(
+            "NVRTC ({arch}, {options:?}): {e:?}{hint}\n{log}"
+        )));
+    }
+    // SAFETY: as above; the program compiled.
+    let ptx = unsafe { nvrtc::result::get_ptx(prog.0) }.map_err(|e| fail("get PTX", e))?;
+    Ok((c_text(&ptx), log.trim().to_string()))
+}
+
+/// Whether `ptx` defines the kernel `name` (unmangled, as `extern "C"` makes it).
+fn has_entry(ptx: &str, name: &str) -> bool {
+    ptx.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix(".visible .entry ")
+            .and_then(|rest| rest.strip_prefix(name))
+            .is_some_and(|rest| rest.starts_with('('))
+    })
+}
+
+/// Compiles the CUDA program of every Magma S-box set for `arch` (e.g. `compute_90`) exactly as a
+/// device does, and checks that each kernel the host launches ([`source::ENTRY_POINTS`]) is an
+/// entry point of the PTX. Needs libnvrtc only, no GPU or driver; without it the error is
+/// [`GpuError::NoDevice`]. Returns each set's PTX (for `ptxas -v`). For tests and
+/// scripts/nvrtc-check.sh.
+#[doc(hidden)]
+pub fn cuda_compile_check(arch: &str) -> Result<Vec<(SBox, String)>> {
+    if !nvrtc_present() {
+        return Err(GpuError::NoDevice(NVRTC_MISSING.into()));
+    }
+    SBox::ALL
+        .iter()
+        .map(|&sbox| {
+            let (ptx, log) = compile(&source::program(sbox), arch)?;
+            if !log.is_empty() {
+                return Err(GpuError::Compile(format!(
+                    "{arch}, S-box set {sbox:?}: NVRTC warnings:\n{log}"
+                )));
+            }
+            if let Some(missing) = source::ENTRY_POINTS
+                .iter()
+                .find(|name| !has_entry(&ptx, name))
+            {
+                return Err(GpuError::Compile(format!(
+                    "{arch}, S-box set {sbox:?}: kernel {missing} is not an entry point of the PTX"
+                )));
+            }
+            Ok((sbox, ptx))
+        })
+        .collect()
+}
+
 impl CudaDevice {
     /// Device 0, if the driver library, NVRTC and a device are present.
     pub(crate) fn open() -> Result<Self> {
@@ -63,11 +175,10 @@ impl CudaDevice {
                 "no CUDA driver (libcuda.so.1 not found)".into(),
             ));
         }
-        // SAFETY: as above, for libnvrtc.
-        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-            return Err(GpuError::NoDevice(
-                "CUDA driver present but NVRTC (libnvrtc.so) not found; add the CUDA toolkit's lib64 to LD_LIBRARY_PATH".into(),
-            ));
+        if !nvrtc_present() {
+            return Err(GpuError::NoDevice(format!(
+                "CUDA driver present but {NVRTC_MISSING}"
+            )));
         }
         let ctx = CudaContext::new(0).map_err(|e| {
             GpuError::NoDevice(format!("CUDA driver present but no usable device: {e:?}"))
@@ -101,15 +212,8 @@ impl CudaDevice {
         if let Some(text) = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
             return Ok(Ptx::from_src(text));
         }
-        let opts = CompileOptions {
-            options: vec![
-                format!("--gpu-architecture={}", self.arch),
-                "-default-device".into(),
-            ],
-            ..Default::default()
-        };
-        let ptx =
-            compile_ptx_with_opts(src, opts).map_err(|e| GpuError::Compile(format!("{e:?}")))?;
+        // Warnings do not stop a device; the compile check (tests/nvrtc_compile.rs) rejects them.
+        let ptx = Ptx::from_src(compile(src, &self.arch)?.0);
         if let Some(p) = path {
             // The cache is an optimisation: a read-only home directory only costs a recompile.
             let _ = std::fs::create_dir_all(p.parent().unwrap_or(&p))
@@ -126,11 +230,7 @@ impl CudaDevice {
         let mut modules = self.modules.borrow_mut();
         if let std::collections::hash_map::Entry::Vacant(slot) = modules.entry(sbox) {
             let ptx = self.ptx(&source::program(sbox))?;
-            slot.insert(
-                self.ctx
-                    .load_module(ptx)
-                    .map_err(|e| api("load module", e))?,
-            );
+            slot.insert(self.ctx.load_module(ptx).map_err(|e| api(PTX_LOAD, e))?);
         }
         let f = modules[&sbox]
             .load_function(name)
