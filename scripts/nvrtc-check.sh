@@ -7,14 +7,14 @@
 # the real architecture and prints registers, stack frame, spills and shared memory per kernel. It fails
 # if any kernel uses local memory (a stack frame or spills) or more than 48 KiB of static shared memory.
 #
-#   scripts/nvrtc-check.sh                                    # compute_90 (H100)
-#   NVRTC_ARCHES=compute_90,compute_80 scripts/nvrtc-check.sh # more architectures
+#   scripts/nvrtc-check.sh                                    # sm_90 (H100)
+#   NVRTC_ARCHES=sm_90,sm_80 scripts/nvrtc-check.sh # more architectures
 #   NVRTC_CACHE=DIR      where the wheels are unpacked (default ${XDG_CACHE_HOME:-~/.cache}/shifr-nvrtc)
 #   NVRTC_VERSION=12.9.86  pins the wheels' version (default: the newest cu12 release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${NVRTC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shifr-nvrtc}
-arches=${NVRTC_ARCHES:-compute_90}
+arches=${NVRTC_ARCHES:-sm_90}
 lib=$cache/nvidia/cuda_nvrtc/lib
 ptxas=$cache/nvidia/cuda_nvcc/bin/ptxas
 die() {
@@ -41,7 +41,7 @@ fi
 # version its bindings are built for.
 ln -sf libnvrtc.so.12 "$lib/libnvrtc.so"
 version=$(ls -d "$lib"/../../../nvidia_cuda_nvrtc_cu12-*.dist-info 2>/dev/null | sed 's/.*cu12-\(.*\)\.dist-info/\1/' | head -1)
-echo "== NVRTC ${version:-(version unknown)} from $lib; $("$ptxas" --version | tail -1)"
+echo "== NVRTC ${version:-(version unknown)} from $lib; ptxas $("$ptxas" --version | grep -o "release.*")"
 
 ptx=$(mktemp -d)
 trap 'rm -rf "$ptx"' EXIT
@@ -53,7 +53,7 @@ grep -q "every launched kernel present" "$ptx/test.log" || die "the test was ski
 status=0
 for f in "$ptx"/*.ptx; do
   name=$(basename "$f" .ptx)
-  sm=sm_$(echo "$name" | sed 's/.*-compute_\([0-9a-z]*\)-.*/\1/')
+  sm=$(echo "$name" | sed 's/^shifr-\(sm_[0-9a-z]*\)-.*/\1/')
   echo
   echo "== ptxas -arch=$sm -v ($name)"
   echo "| kernel | registers | stack frame B | spill stores / loads B | static smem B |"

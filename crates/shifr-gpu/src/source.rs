@@ -63,7 +63,7 @@ pub(crate) fn program(sbox: SBox) -> String {
     src
 }
 
-/// FNV-1a of the source and the target (e.g. `compute_90`): the on-disk PTX cache key. Not a security
+/// FNV-1a of the source and the target (e.g. `sm_90`): the on-disk CUBIN cache key. Not a security
 /// hash; a collision would only load a stale cached kernel, which the tests would catch.
 pub(crate) fn cache_key(src: &str, target: &str) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325u64;

@@ -1,7 +1,8 @@
 //! The CUDA dialect of the kernels, compiled without a GPU: NVRTC needs no driver or device, so
 //! wherever libnvrtc can be opened this test builds the program of every Magma S-box set for each
-//! architecture below through the same code path as a device (`shifr_gpu::cuda_compile_check`),
-//! which also checks that every kernel the host launches is a PTX entry point. Without libnvrtc it
+//! architecture of `arches()` through the same code path as a device
+//! (`shifr_gpu::cuda_compile_check`), which fails on any NVRTC warning and checks that every kernel
+//! the host launches is a PTX entry point. Without libnvrtc it
 //! says so and passes (CI does not install the 60+ MB NVRTC wheel; scripts/nvrtc-check.sh fetches it
 //! and runs this test with it).
 //!
@@ -9,12 +10,11 @@
 
 use shifr_gpu::{cuda_compile_check, GpuError};
 
-/// The architectures compiled for: `SHIFR_NVRTC_ARCHES` (comma-separated, e.g.
-/// `compute_90,compute_80`), else H100's compute_90, the device docs/GPU.md targets (it promises no
-/// older one).
+/// The real architectures compiled for: `SHIFR_NVRTC_ARCHES` (comma-separated, e.g. `sm_90,sm_80`),
+/// else H100's sm_90, the device docs/GPU.md targets (it promises no older one).
 fn arches() -> Vec<String> {
     std::env::var("SHIFR_NVRTC_ARCHES")
-        .unwrap_or_else(|_| "compute_90".into())
+        .unwrap_or_else(|_| "sm_90".into())
         .split(',')
         .map(|a| a.trim().to_string())
         .filter(|a| !a.is_empty())
@@ -36,7 +36,7 @@ fn cuda_program_compiles_for_every_sbox_set() {
         };
         assert_eq!(ptxs.len(), shifr::block::magma::SBox::ALL.len());
         for (sbox, ptx) in &ptxs {
-            let target = format!(".target sm_{}", &arch["compute_".len()..]);
+            let target = format!(".target {arch}");
             assert!(
                 ptx.lines().any(|l| l.trim() == target),
                 "{arch} {sbox:?}: PTX is not for {target}"
