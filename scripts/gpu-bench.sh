@@ -49,9 +49,16 @@ fi
 [ -x "$dir/shifr" ] || { echo "gpu-bench.sh: no $dir/shifr; run scripts/gpu-bench.sh --prepare first" >&2; exit 1; }
 # NVRTC (opened at run time): the toolkit's lib64, else wherever a libnvrtc.so* is (e.g. a pip wheel).
 nvrtc=$(ls /usr/local/cuda/lib64/libnvrtc.so* 2>/dev/null | head -1 || true)
-[ -n "$nvrtc" ] || nvrtc=$(find /usr/local /opt /usr/lib -name 'libnvrtc.so*' 2>/dev/null | head -1 || true)
-export LD_LIBRARY_PATH="${nvrtc:+$(dirname "$nvrtc"):}${LD_LIBRARY_PATH:-}"
-echo "NVRTC: ${nvrtc:-not found}"
+[ -n "$nvrtc" ] || nvrtc=$(find /usr/local /opt /usr/lib "$HOME/.local" -name 'libnvrtc.so*' 2>/dev/null | head -1 || true)
+# cudarc opens libnvrtc.so or libnvrtc.so.12 (its bindings are built for CUDA 12.0), not libnvrtc.so.13:
+# a link named libnvrtc.so reaches whichever was found; the real directory stays on the path for
+# libnvrtc-builtins.
+if [ -n "$nvrtc" ]; then
+  link=$(mktemp -d)
+  ln -s "$(readlink -f "$nvrtc")" "$link/libnvrtc.so"
+  export LD_LIBRARY_PATH="$link:$(dirname "$nvrtc")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+echo "NVRTC: ${nvrtc:-not found}; driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1 || echo unknown)"
 export SHIFR_GPU=${SHIFR_GPU:-cuda} SHIFR_GPU_CACHE=/tmp/shifr-ptx SHIFR_VECTORS="$dir/vectors"
 size=${GPU_BENCH_SIZE:-1024M}
 streams=${GPU_BENCH_STREAMS:-16384}

@@ -79,13 +79,20 @@ DEVICE_FN u64 magma_block_tab_inv(LOCAL_PTR const u32 *tab, u32 lane, const u32 
     return ((u64)a1 << 32) | a0;
 }
 
+/* The key index of every round is a constant after unrolling the inner loop: NVRTC does not unroll
+ * a 24-round loop of this size, and `k[r & 7]` with a variable r put the key in local memory (a
+ * 32-byte stack frame and a local load per round, ptxas -v on sm_90). */
 DEVICE_FN u64 magma_block_anf(const u32 *k, u32 a1, u32 a0)
 {
-    for (int r = 0; r < 24; r++) {
-        u32 t = a0;
-        a0 = a1 ^ magma_g_anf(a0 + k[r & 7]);
-        a1 = t;
+    for (int rep = 0; rep < 3; rep++) {
+        UNROLL
+        for (int r = 0; r < 8; r++) {
+            u32 t = a0;
+            a0 = a1 ^ magma_g_anf(a0 + k[r]);
+            a1 = t;
+        }
     }
+    UNROLL
     for (int r = 7; r > 0; r--) {
         u32 t = a0;
         a0 = a1 ^ magma_g_anf(a0 + k[r]);

@@ -44,5 +44,8 @@ DEVICE_FN u64 bswap64(u64 x)
     return ((u64)bswap32((u32)x) << 32) | (u64)bswap32((u32)(x >> 32));
 }
 
+/* Unroll the next loop completely (its trip count is a constant): both compilers take the pragma. */
+#define UNROLL _Pragma("unroll")
+
 /* Byte j (0 = least significant) of a little-endian word. */
 #define BYTE(w, j) ((u32)((w) >> (8 * (j))) & 0xffu)

@@ -121,7 +121,7 @@ impl GpuContext {
         }
     }
 
-    /// Runtime and device, e.g. `CUDA: NVIDIA H100 80GB HBM3 (132 SMs, compute_90)`.
+    /// Runtime and device, e.g. `CUDA: NVIDIA H100 80GB HBM3 (132 SMs, sm_90)`.
     pub fn describe(&self) -> String {
         on_device!(self, d => d.describe())
     }

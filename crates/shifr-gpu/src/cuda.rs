@@ -1,8 +1,10 @@
 //! The CUDA runtime through `cudarc`, with libcuda.so.1 and libnvrtc opened at run time: a machine
 //! without CUDA builds and runs everything else, and gets a clear error here. The kernels are compiled
-//! with NVRTC for the device's own virtual architecture and the PTX is cached on disk
-//! (`$SHIFR_GPU_CACHE`, else `$XDG_CACHE_HOME/shifr`, else `~/.cache/shifr`), keyed by a hash of the
-//! source and the architecture.
+//! with NVRTC for the device's own real architecture (`sm_XY`) into machine code (CUBIN), cached on
+//! disk (`$SHIFR_GPU_CACHE`, else `$XDG_CACHE_HOME/shifr`, else `~/.cache/shifr`), keyed by a hash of
+//! the source and the architecture. CUBIN rather than PTX: the driver would JIT-compile PTX and refuses
+//! PTX from an NVRTC newer than itself (CUDA_ERROR_UNSUPPORTED_PTX_VERSION), while a CUBIN from any
+//! CUDA 12 NVRTC loads on every CUDA 12 driver (minor-version compatibility).
 //!
 //! Host-to-host copies are asynchronous (overlapping other streams' kernels and copies) when the host
 //! memory is pinned: [`PinnedBuffer`] allocates such memory; the pipeline waits for every stream before
@@ -10,6 +12,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ffi::{c_char, CString};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -17,7 +20,7 @@ use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
-use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
+use cudarc::nvrtc::{self, Ptx};
 use shifr::block::magma::SBox;
 
 use crate::device::{Arg, ChunkKernel, Device, TableCache, Tables};
@@ -54,6 +57,150 @@ fn cache_dir() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("shifr"))
 }
 
+const NVRTC_MISSING: &str =
+    "NVRTC (libnvrtc.so) not found; add the CUDA toolkit's lib64 (or a directory with a libnvrtc.so link) to LD_LIBRARY_PATH";
+
+/// Whether libnvrtc can be opened (no GPU or driver needed).
+fn nvrtc_present() -> bool {
+    // SAFETY: is_culib_present only tries to dlopen the library names and drops the handle.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// An NVRTC program handle, destroyed on drop.
+struct NvrtcProgram(nvrtc::sys::nvrtcProgram);
+
+impl Drop for NvrtcProgram {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from create_program and is destroyed exactly once, here.
+        let _ = unsafe { nvrtc::result::destroy_program(self.0) };
+    }
+}
+
+/// A NUL-terminated C string from NVRTC as text.
+fn c_text(chars: &[c_char]) -> String {
+    let bytes: Vec<u8> = chars
+        .iter()
+        .map(|&c| c as u8)
+        .take_while(|&b| b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// What NVRTC made of the program for one architecture.
+struct Compiled {
+    /// The intermediate PTX (its entry points are the kernels).
+    ptx: String,
+    /// Machine code for the real architecture, loaded by the driver as it is.
+    cubin: Vec<u8>,
+    /// Warnings; empty when the compile was clean.
+    log: String,
+}
+
+/// The CUBIN of a compiled program.
+///
+/// # Safety
+/// `prog` must be a live program, compiled successfully for a real architecture (`sm_XY`).
+unsafe fn get_cubin(
+    prog: nvrtc::sys::nvrtcProgram,
+) -> std::result::Result<Vec<u8>, nvrtc::result::NvrtcError> {
+    let mut size = 0usize;
+    // SAFETY: guaranteed by the caller; `size` is a valid out-pointer.
+    unsafe { nvrtc::sys::nvrtcGetCUBINSize(prog, &mut size) }.result()?;
+    let mut cubin = vec![0u8; size];
+    // SAFETY: `cubin` has the `size` bytes NVRTC just reported for this program.
+    unsafe { nvrtc::sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr().cast::<c_char>()) }.result()?;
+    Ok(cubin)
+}
+
+/// NVRTC's output for `src` and the real architecture `arch` (e.g. `sm_90`): the one place the
+/// compile options are set, used by every device and by [`cuda_compile_check`].
+fn compile(src: &str, arch: &str) -> Result<Compiled> {
+    let fail = |what: &str, e: nvrtc::result::NvrtcError| {
+        GpuError::Compile(format!("NVRTC {what} ({arch}): {e:?}"))
+    };
+    let src = CString::new(src)
+        .map_err(|_| GpuError::Compile("kernel source contains a NUL byte".into()))?;
+    // Declared after `src`, so dropped (destroyed) before the source text it refers to.
+    let prog =
+        NvrtcProgram(nvrtc::result::create_program(&src, None).map_err(|e| fail("create", e))?);
+    let options = [
+        format!("--gpu-architecture={arch}"),
+        "-default-device".to_string(),
+    ];
+    // SAFETY: `prog` holds a live program created above (destroyed only when it drops).
+    let compiled = unsafe { nvrtc::result::compile_program(prog.0, &options) };
+    // SAFETY: as above.
+    let log = unsafe { nvrtc::result::get_program_log(prog.0) }
+        .map(|l| c_text(&l))
+        .unwrap_or_default();
+    if let Err(e) = compiled {
+        let hint = if e.0 == nvrtc::sys::nvrtcResult::NVRTC_ERROR_BUILTIN_OPERATION_FAILURE {
+            " (libnvrtc-builtins not found: put libnvrtc's own directory on LD_LIBRARY_PATH)"
+        } else {
+            ""
+        };
+        return Err(GpuError::Compile(format!(
+            "NVRTC ({arch}, {options:?}): {e:?}{hint}\n{log}"
+        )));
+    }
+    // SAFETY: as above; the program compiled.
+    let ptx = unsafe { nvrtc::result::get_ptx(prog.0) }.map_err(|e| fail("get PTX", e))?;
+    // SAFETY: as above, for the real architecture in `options`.
+    let cubin = unsafe { get_cubin(prog.0) }.map_err(|e| fail("get CUBIN", e))?;
+    Ok(Compiled {
+        ptx: c_text(&ptx),
+        cubin,
+        log: log.trim().to_string(),
+    })
+}
+
+/// Whether `ptx` defines the kernel `name` (unmangled, as `extern "C"` makes it).
+fn has_entry(ptx: &str, name: &str) -> bool {
+    ptx.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix(".visible .entry ")
+            .and_then(|rest| rest.strip_prefix(name))
+            .is_some_and(|rest| rest.starts_with('('))
+    })
+}
+
+/// Compiles the CUDA program of every Magma S-box set for `arch` (e.g. `sm_90`) exactly as a device
+/// does, and checks that NVRTC printed no warning, produced a CUBIN, and that each kernel the host
+/// launches ([`source::ENTRY_POINTS`]) is an entry point of the PTX. Needs libnvrtc only, no GPU or
+/// driver; without it the error is [`GpuError::NoDevice`]. Returns each set's PTX (for `ptxas -v`).
+/// For tests/nvrtc_compile.rs and scripts/nvrtc-check.sh.
+#[doc(hidden)]
+pub fn cuda_compile_check(arch: &str) -> Result<Vec<(SBox, String)>> {
+    if !nvrtc_present() {
+        return Err(GpuError::NoDevice(NVRTC_MISSING.into()));
+    }
+    SBox::ALL
+        .iter()
+        .map(|&sbox| {
+            let Compiled { ptx, cubin, log } = compile(&source::program(sbox), arch)?;
+            if !log.is_empty() {
+                return Err(GpuError::Compile(format!(
+                    "{arch}, S-box set {sbox:?}: NVRTC warnings:\n{log}"
+                )));
+            }
+            if cubin.is_empty() {
+                return Err(GpuError::Compile(format!(
+                    "{arch}, S-box set {sbox:?}: NVRTC returned no CUBIN"
+                )));
+            }
+            if let Some(missing) = source::ENTRY_POINTS
+                .iter()
+                .find(|name| !has_entry(&ptx, name))
+            {
+                return Err(GpuError::Compile(format!(
+                    "{arch}, S-box set {sbox:?}: kernel {missing} is not an entry point of the PTX"
+                )));
+            }
+            Ok((sbox, ptx))
+        })
+        .collect()
+}
+
 impl CudaDevice {
     /// Device 0, if the driver library, NVRTC and a device are present.
     pub(crate) fn open() -> Result<Self> {
@@ -63,11 +210,10 @@ impl CudaDevice {
                 "no CUDA driver (libcuda.so.1 not found)".into(),
             ));
         }
-        // SAFETY: as above, for libnvrtc.
-        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-            return Err(GpuError::NoDevice(
-                "CUDA driver present but NVRTC (libnvrtc.so) not found; add the CUDA toolkit's lib64 to LD_LIBRARY_PATH".into(),
-            ));
+        if !nvrtc_present() {
+            return Err(GpuError::NoDevice(format!(
+                "CUDA driver present but {NVRTC_MISSING}"
+            )));
         }
         let ctx = CudaContext::new(0).map_err(|e| {
             GpuError::NoDevice(format!("CUDA driver present but no usable device: {e:?}"))
@@ -86,7 +232,7 @@ impl CudaDevice {
         Ok(CudaDevice {
             name,
             sms,
-            arch: format!("compute_{major}{minor}"),
+            arch: format!("sm_{major}{minor}"),
             ctx,
             streams,
             modules: RefCell::new(HashMap::new()),
@@ -95,27 +241,27 @@ impl CudaDevice {
         })
     }
 
-    fn ptx(&self, src: &str) -> Result<Ptx> {
+    /// The program's CUBIN for this device, from the disk cache or NVRTC.
+    fn cubin(&self, src: &str) -> Result<Vec<u8>> {
         let key = source::cache_key(src, &self.arch);
-        let path = cache_dir().map(|d| d.join(format!("shifr-{key:016x}-{}.ptx", self.arch)));
-        if let Some(text) = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
-            return Ok(Ptx::from_src(text));
+        let path = cache_dir().map(|d| d.join(format!("shifr-{key:016x}-{}.cubin", self.arch)));
+        if let Some(bin) = path.as_ref().and_then(|p| std::fs::read(p).ok()) {
+            if !bin.is_empty() {
+                return Ok(bin);
+            }
         }
-        let opts = CompileOptions {
-            options: vec![
-                format!("--gpu-architecture={}", self.arch),
-                "-default-device".into(),
-            ],
-            ..Default::default()
-        };
-        let ptx =
-            compile_ptx_with_opts(src, opts).map_err(|e| GpuError::Compile(format!("{e:?}")))?;
+        // Warnings do not stop a device; the compile check (tests/nvrtc_compile.rs) rejects them.
+        let cubin = compile(src, &self.arch)?.cubin;
         if let Some(p) = path {
             // The cache is an optimisation: a read-only home directory only costs a recompile.
+            // Written aside and renamed, so that a concurrent or interrupted run never leaves a
+            // truncated CUBIN under the final name.
+            let tmp = p.with_extension(format!("{}.tmp", std::process::id()));
             let _ = std::fs::create_dir_all(p.parent().unwrap_or(&p))
-                .and_then(|_| std::fs::write(&p, ptx.to_src()));
+                .and_then(|_| std::fs::write(&tmp, &cubin))
+                .and_then(|_| std::fs::rename(&tmp, &p));
         }
-        Ok(ptx)
+        Ok(cubin)
     }
 
     fn function(&self, sbox: SBox, name: &str) -> Result<CudaFunction> {
@@ -125,10 +271,10 @@ impl CudaDevice {
         }
         let mut modules = self.modules.borrow_mut();
         if let std::collections::hash_map::Entry::Vacant(slot) = modules.entry(sbox) {
-            let ptx = self.ptx(&source::program(sbox))?;
+            let cubin = self.cubin(&source::program(sbox))?;
             slot.insert(
                 self.ctx
-                    .load_module(ptx)
+                    .load_module(Ptx::from_binary(cubin))
                     .map_err(|e| api("load module", e))?,
             );
         }

@@ -8,6 +8,7 @@ use zeroize::Zeroizing;
 use std::collections::HashMap;
 
 use crate::device::{table, Arg};
+use crate::source::entry;
 use crate::tables::{self, TableId};
 
 /// Which S-box layer the Magma kernels use.
@@ -115,7 +116,7 @@ impl GpuJob {
         let state = Zeroizing::new(shifr::stream::chacha20::setup_state(key, counter, nonce));
         Ok(GpuJob {
             label: "chacha20".into(),
-            kernel: "chacha20_xor",
+            kernel: entry::CHACHA20_XOR,
             block: 64,
             whole_blocks: false,
             max_blocks: Some((1u64 << 32) - u64::from(counter)),
@@ -149,18 +150,18 @@ impl GpuJob {
         let (kernel, buffers, fixed) = match (variant, mode) {
             (MagmaVariant::Tables, m) => (
                 if m == "ctr" {
-                    "magma_ctr_tab"
+                    entry::MAGMA_CTR_TAB
                 } else {
-                    "magma_ecb_tab"
+                    entry::MAGMA_ECB_TAB
                 },
                 vec![key],
                 vec![Fixed::Table(TableId::MagmaNibbles(sbox)), Fixed::Buffer(0)],
             ),
             (MagmaVariant::Boolean, m) => (
                 if m == "ctr" {
-                    "magma_ctr_anf"
+                    entry::MAGMA_CTR_ANF
                 } else {
-                    "magma_ecb_anf"
+                    entry::MAGMA_ECB_ANF
                 },
                 vec![key],
                 vec![Fixed::Buffer(0)],
@@ -196,9 +197,9 @@ impl GpuJob {
         Ok(GpuJob {
             label: format!("kuznyechik-{mode}"),
             kernel: if mode == "ctr" {
-                "kuznyechik_ctr"
+                entry::KUZNYECHIK_CTR
             } else {
-                "kuznyechik_ecb"
+                entry::KUZNYECHIK_ECB
             },
             block: 16,
             whole_blocks: mode == "ecb",
@@ -231,7 +232,11 @@ impl GpuJob {
         let (keys, rounds) = tables::aes_round_keys(key)?;
         Ok(GpuJob {
             label: format!("aes-{}-{mode}", key.len() * 8),
-            kernel: if mode == "ctr" { "aes_ctr" } else { "aes_ecb" },
+            kernel: if mode == "ctr" {
+                entry::AES_CTR
+            } else {
+                entry::AES_ECB
+            },
             block: 16,
             whole_blocks: mode == "ecb",
             max_blocks: None,

@@ -16,6 +16,7 @@ use crate::context::GpuContext;
 use crate::device::{groups_for, Arg, Device, GROUP_SIZE};
 use crate::error::{GpuError, Result};
 use crate::job::{push_fixed, table_ids, Fixed};
+use crate::source::entry;
 use crate::tables::{self, TableId};
 
 /// The keyed segment kernel of one file.
@@ -44,7 +45,7 @@ impl SegmentJob {
             KeystreamCipher::Aes => {
                 let (keys, rounds) = tables::aes_round_keys(&key.key)?;
                 (
-                    "aes_ctr_segments",
+                    entry::AES_CTR_SEGMENTS,
                     vec![bytes_u32(&keys)],
                     vec![
                         Fixed::Table(TableId::Aes),
@@ -55,13 +56,13 @@ impl SegmentJob {
                 )
             }
             KeystreamCipher::Kuznyechik => (
-                "kuznyechik_ctr_segments",
+                entry::KUZNYECHIK_CTR_SEGMENTS,
                 vec![bytes_u64(&tables::kuznyechik_round_keys(&key.key)?)],
                 vec![Fixed::Table(TableId::KuznyechikLs), Fixed::Buffer(0)],
                 8,
             ),
             KeystreamCipher::Magma => (
-                "magma_ctr_segments",
+                entry::MAGMA_CTR_SEGMENTS,
                 vec![bytes_u32(&tables::magma_key_words(&key.key)?)],
                 vec![Fixed::Buffer(0)],
                 4,
@@ -78,7 +79,7 @@ impl SegmentJob {
                 // Words 0..12 (constants and key) are all the kernel reads; 12..16 come per segment.
                 let state = Zeroizing::new(shifr::stream::chacha20::setup_state(k, 0, &[0; 12]));
                 (
-                    "chacha20_segments",
+                    entry::CHACHA20_SEGMENTS,
                     vec![bytes_u32(&state[..])],
                     vec![Fixed::Buffer(0)],
                     4,

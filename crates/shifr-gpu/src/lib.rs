@@ -30,6 +30,8 @@ mod streams;
 mod tables;
 
 pub use context::{Api, GpuContext, HostBuffer, DEFAULT_CHUNK, MIN_GPU_BYTES};
+#[doc(hidden)]
+pub use cuda::cuda_compile_check;
 pub use cuda::PinnedBuffer;
 pub use error::{GpuError, Result};
 pub use job::{GpuJob, MagmaVariant};

@@ -14,6 +14,7 @@ use zeroize::Zeroizing;
 
 use crate::device::{table, Arg, Device, Tables};
 use crate::error::Result;
+use crate::source::entry;
 use crate::tables::{self, TableId};
 
 /// Threads per work-group of the stream kernels: small groups spread a few thousand streams over all
@@ -84,8 +85,8 @@ impl StreamCipher {
 
     fn kernel(self) -> &'static str {
         match self {
-            StreamCipher::Magma(_) => "magma_streams_tab",
-            StreamCipher::Kuznyechik => "kuznyechik_streams",
+            StreamCipher::Magma(_) => entry::MAGMA_STREAMS_TAB,
+            StreamCipher::Kuznyechik => entry::KUZNYECHIK_STREAMS,
         }
     }
 
