@@ -14,9 +14,11 @@
 //!   secret-indexed memory, no secret-dependent branches). The word width is the backend's:
 //!   portable `u64` (64 blocks per batch), AVX2 (256) or AVX-512 (512), chosen through
 //!   [`cpu::select`] (`SHIFR_BACKEND=portable|avx2|avx512` forces one).
-//! - Calls with fewer blocks (single-block feedback modes: CBC encryption, CFB, OFB of one stream)
+//! - Calls with fewer blocks, and the single-stream feedback chains (CBC encryption, CFB, OFB, the
+//!   CBC-MAC of OMAC: each block needs the previous one's output, so there is no batch to slice),
 //!   run the table DES of `soft.rs`, whose S-box lookups are indexed by key and data (secret-indexed
-//!   tables, 2 KiB): that path is **not constant-time** against cache-timing attacks.
+//!   tables, 2 KiB): that path is **not constant-time** against cache-timing attacks. The chains go
+//!   through [`BlockCipher::feedback_chain`], which keeps the chaining value in a register.
 //!
 //! Round keys and key bits are zeroized on drop.
 
@@ -27,7 +29,7 @@ mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512;
 
-use crate::block::{BlockCipher, KeyInit};
+use crate::block::{BlockCipher, Chain, KeyInit};
 use crate::cpu::{self, Backend};
 use crate::{util, Error, Result};
 use bitsliced::Keys;
@@ -44,7 +46,8 @@ const OFFERED: &[Backend] = &[Backend::Avx2, Backend::Avx512];
 /// A TDEA key: the round keys of the three DES operations, for each direction.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub struct Tdes {
-    /// E_K1, D_K2, E_K3: K1 forward, K2 reversed, K3 forward.
+    /// Packed round keys of the table path for E_K1, D_K2, E_K3: K1 forward, K2 reversed, K3
+    /// forward.
     enc: [Schedule; 3],
     /// D_K3, E_K2, D_K1.
     dec: [Schedule; 3],
@@ -135,7 +138,7 @@ impl Tdes {
         let data = &mut data[..blocks * 8];
         if blocks < BITSLICE_MIN_BLOCKS {
             let schedules = if decrypt { &self.dec } else { &self.enc };
-            for block in data.chunks_exact_mut(8) {
+            for block in data.as_chunks_mut::<8>().0 {
                 soft::crypt_block(block, schedules);
             }
             return;
@@ -237,6 +240,47 @@ impl BlockCipher for Tdes {
 
     fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
         Tdes::crypt_lanes(ciphers, blocks, true);
+    }
+
+    /// The single-stream chains on the table DES with the chaining value in a register (see the
+    /// module documentation: not constant-time). Declines a register that is not one block or a
+    /// chain that is not whole blocks.
+    fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
+        let Ok(register) = <&mut [u8; 8]>::try_from(register) else {
+            return false;
+        };
+        if !chain.len().is_multiple_of(8) {
+            return false;
+        }
+        let ks = &self.enc;
+        let mut r = u64::from_be_bytes(*register);
+        match chain {
+            Chain::CbcEncrypt(data) => {
+                for block in data.as_chunks_mut::<8>().0 {
+                    r = soft::crypt_word(r ^ u64::from_be_bytes(*block), ks);
+                    *block = r.to_be_bytes();
+                }
+            }
+            Chain::CfbEncrypt(data) => {
+                for block in data.as_chunks_mut::<8>().0 {
+                    r = soft::crypt_word(r, ks) ^ u64::from_be_bytes(*block);
+                    *block = r.to_be_bytes();
+                }
+            }
+            Chain::CbcMac(data) => {
+                for block in data.as_chunks::<8>().0 {
+                    r = soft::crypt_word(r ^ u64::from_be_bytes(*block), ks);
+                }
+            }
+            Chain::Ofb(data) => {
+                for block in data.as_chunks_mut::<8>().0 {
+                    r = soft::crypt_word(r, ks);
+                    *block = (u64::from_be_bytes(*block) ^ r).to_be_bytes();
+                }
+            }
+        }
+        *register = r.to_be_bytes();
+        true
     }
 
     /// CTR with key-stream batches as wide as the bitsliced backend (512 blocks on AVX-512), not
