@@ -65,7 +65,7 @@ fn short_calls_match_des() {
             let (enc, dec) = reference(&key);
             for blocks in 1..BITSLICE_MIN_BLOCKS {
                 let pt = random_bytes(&mut rng, blocks * 8);
-                let expect: Vec<u8> = pt.chunks(8).flat_map(|b| enc(b)).collect();
+                let expect: Vec<u8> = pt.chunks(8).flat_map(&enc).collect();
                 let mut data = pt.clone();
                 ours.encrypt_blocks(&mut data);
                 assert_eq!(
@@ -78,7 +78,7 @@ fn short_calls_match_des() {
                 assert_eq!(data, pt, "round trip, {blocks} blocks");
 
                 let ct = random_bytes(&mut rng, blocks * 8);
-                let expect: Vec<u8> = ct.chunks(8).flat_map(|b| dec(b)).collect();
+                let expect: Vec<u8> = ct.chunks(8).flat_map(&dec).collect();
                 let mut data = ct.clone();
                 ours.decrypt_blocks(&mut data);
                 assert_eq!(
