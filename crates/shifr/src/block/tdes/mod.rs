@@ -138,9 +138,7 @@ impl Tdes {
         let data = &mut data[..blocks * 8];
         if blocks < BITSLICE_MIN_BLOCKS {
             let schedules = if decrypt { &self.dec } else { &self.enc };
-            for block in data.as_chunks_mut::<8>().0 {
-                soft::crypt_block(block, schedules);
-            }
+            soft::crypt_blocks(data, schedules);
             return;
         }
         let mut keys = self.ordered_keys(decrypt);

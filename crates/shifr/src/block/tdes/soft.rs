@@ -240,35 +240,69 @@ fn f(r: u32, k: &[u32; 2]) -> u32 {
         ^ lookup(&SP[5], t, 0)
 }
 
-/// Sixteen rounds on (L0, R0); returns the pre-output (R16, L16), which is also the (L0, R0) of a
-/// following DES operation once its IP has cancelled this one's IP^-1.
+/// Sixteen rounds on (L0, R0) of each of `N` independent blocks, interleaved round by round so
+/// that their latency chains overlap; returns each block's pre-output (R16, L16), which is also
+/// the (L0, R0) of a following DES operation once its IP has cancelled this one's IP^-1.
 #[inline(always)]
-fn rounds(mut l: u32, mut r: u32, ks: &Schedule) -> (u32, u32) {
+fn rounds<const N: usize>(mut l: [u32; N], mut r: [u32; N], ks: &Schedule) -> ([u32; N], [u32; N]) {
     for pair in ks.chunks_exact(2) {
-        l ^= f(r, &pair[0]);
-        r ^= f(l, &pair[1]);
+        for i in 0..N {
+            l[i] ^= f(r[i], &pair[0]);
+        }
+        for i in 0..N {
+            r[i] ^= f(l[i], &pair[1]);
+        }
     }
     (r, l)
 }
 
-/// Runs the block `x` (big-endian) through DES with each schedule in turn (E or D depending on
+/// Runs `N` blocks (big-endian words) through DES with each schedule in turn (E or D depending on
 /// whether the schedule is forward or reversed), with one IP at the start and one IP^-1 at the
-/// end.
-#[inline]
-pub(super) fn crypt_word(x: u64, schedules: &[Schedule; 3]) -> u64 {
-    let (l, r) = initial_permutation((x >> 32) as u32, x as u32);
-    let (mut l, mut r) = (l.rotate_right(HALF_ROTATION), r.rotate_right(HALF_ROTATION));
+/// end of each block.
+#[inline(always)]
+fn crypt_words<const N: usize>(x: [u64; N], schedules: &[Schedule; 3]) -> [u64; N] {
+    let (mut l, mut r) = ([0u32; N], [0u32; N]);
+    for i in 0..N {
+        let (li, ri) = initial_permutation((x[i] >> 32) as u32, x[i] as u32);
+        l[i] = li.rotate_right(HALF_ROTATION);
+        r[i] = ri.rotate_right(HALF_ROTATION);
+    }
     for ks in schedules {
         (l, r) = rounds(l, r, ks);
     }
-    let (hi, lo) = final_permutation(l.rotate_left(HALF_ROTATION), r.rotate_left(HALF_ROTATION));
-    (u64::from(hi) << 32) | u64::from(lo)
+    std::array::from_fn(|i| {
+        let (hi, lo) = final_permutation(
+            l[i].rotate_left(HALF_ROTATION),
+            r[i].rotate_left(HALF_ROTATION),
+        );
+        (u64::from(hi) << 32) | u64::from(lo)
+    })
 }
 
-/// [`crypt_word`] on an 8-byte block in place.
+/// One block (a big-endian word) through the three DES operations of `schedules`.
 #[inline]
-pub(super) fn crypt_block(block: &mut [u8; 8], schedules: &[Schedule; 3]) {
-    *block = crypt_word(u64::from_be_bytes(*block), schedules).to_be_bytes();
+pub(super) fn crypt_word(x: u64, schedules: &[Schedule; 3]) -> u64 {
+    let [y] = crypt_words([x], schedules);
+    y
+}
+
+/// [`crypt_word`] on every 8-byte block of `data` in place (a trailing partial block is left
+/// alone), two blocks at a time: independent blocks overlap in the pipeline.
+pub(super) fn crypt_blocks(data: &mut [u8], schedules: &[Schedule; 3]) {
+    let (pairs, rest) = data.as_chunks_mut::<16>();
+    for pair in pairs {
+        let x = [0, 8].map(|at| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&pair[at..at + 8]);
+            u64::from_be_bytes(word)
+        });
+        let [y0, y1] = crypt_words(x, schedules);
+        pair[..8].copy_from_slice(&y0.to_be_bytes());
+        pair[8..].copy_from_slice(&y1.to_be_bytes());
+    }
+    if let Some(block) = rest.first_chunk_mut::<8>() {
+        *block = crypt_word(u64::from_be_bytes(*block), schedules).to_be_bytes();
+    }
 }
 
 #[cfg(test)]
