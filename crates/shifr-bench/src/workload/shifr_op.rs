@@ -284,15 +284,96 @@ fn block_op<C: KeyInit + 'static>(
             None => Box::new(AeadOp::new(mgm, backend, iv, dir)),
         });
     }
-    Ok(Box::new(BlockOp {
-        cipher: c,
-        backend,
-        alg,
-        mode,
-        iv,
-        dir,
-        engine,
-    }))
+    let enc = dir == Direction::Encrypt;
+    // The mode call is chosen here, once: each arm below is its own closure type, so a message
+    // costs one call of that mode with no dispatch on the mode, engine or direction (each peer's
+    // op is likewise one type per mode).
+    if let Some(e) = engine {
+        match mode {
+            Mode::Ecb if enc => {
+                return Ok(BlockOp::boxed(c, backend, iv, move |c, _, buf| {
+                    e.ecb_encrypt(c, buf)
+                }))
+            }
+            Mode::Ecb => {
+                return Ok(BlockOp::boxed(c, backend, iv, move |c, _, buf| {
+                    e.ecb_decrypt(c, buf)
+                }))
+            }
+            Mode::Ctr => {
+                return Ok(BlockOp::boxed(c, backend, iv, move |c, iv, buf| {
+                    e.ctr_apply(c, iv, buf)
+                }))
+            }
+            Mode::GostCtr => {
+                // The initial counter block `IV || 0`, made once.
+                let counter = ctr::gost_counter_block(&iv, c.block_size())?;
+                return Ok(BlockOp::boxed(
+                    c,
+                    backend,
+                    counter,
+                    move |c, counter, buf| e.ctr_apply(c, counter, buf),
+                ));
+            }
+            _ => {}
+        }
+    }
+    let section = alg.section.unwrap_or(alg.block_size);
+    let key_len = alg.key_len;
+    let meshing = KeyMeshing::CryptoPro;
+    Ok(match mode {
+        Mode::Ecb if enc => BlockOp::boxed(c, backend, iv, |c, _, buf| ecb::encrypt(c, buf)),
+        Mode::Ecb => BlockOp::boxed(c, backend, iv, |c, _, buf| ecb::decrypt(c, buf)),
+        Mode::Cbc if enc => BlockOp::boxed(c, backend, iv, |c, iv, buf| cbc::encrypt(c, iv, buf)),
+        Mode::Cbc => BlockOp::boxed(c, backend, iv, |c, iv, buf| cbc::decrypt(c, iv, buf)),
+        Mode::Cfb(s) if enc => BlockOp::boxed(c, backend, iv, move |c, iv, buf| {
+            cfb::encrypt(c, iv, s, buf)
+        }),
+        Mode::Cfb(s) => BlockOp::boxed(c, backend, iv, move |c, iv, buf| {
+            cfb::decrypt(c, iv, s, buf)
+        }),
+        Mode::Ofb => BlockOp::boxed(c, backend, iv, |c, iv, buf| ofb::apply(c, iv, buf)),
+        Mode::Ctr => BlockOp::boxed(c, backend, iv, |c, iv, buf| ctr::apply(c, iv, buf)),
+        Mode::GostCtr => BlockOp::boxed(c, backend, iv, |c, iv, buf| ctr::apply_gost(c, iv, buf)),
+        Mode::CtrAcpkm => BlockOp::boxed(c, backend, iv, move |c, iv, buf| {
+            ctr_acpkm::apply_with_key_len(c, key_len, iv, section, buf)
+        }),
+        Mode::Gost89Cfb if enc => BlockOp::boxed(c, backend, iv, move |c, iv, buf| {
+            gost89::cfb_encrypt(c, iv, meshing, buf)
+        }),
+        Mode::Gost89Cfb => BlockOp::boxed(c, backend, iv, move |c, iv, buf| {
+            gost89::cfb_decrypt(c, iv, meshing, buf)
+        }),
+        Mode::Gost89Cnt => BlockOp::boxed(c, backend, iv, move |c, iv, buf| {
+            gost89::cnt_apply(c, iv, meshing, buf)
+        }),
+        Mode::Cmac => BlockOp::boxed(c, backend, iv, |c, _, buf| {
+            // The tag in a stack block, as the peers' MACs return theirs (no allocation).
+            let mut tag = [0u8; 16];
+            let tag = tag
+                .get_mut(..c.block_size())
+                .ok_or(shifr::Error::InvalidParameter(
+                    "OMAC needs a 64- or 128-bit block cipher",
+                ))?;
+            omac::omac_into(c, buf, tag)?;
+            std::hint::black_box(tag);
+            Ok(())
+        }),
+        Mode::OmacAcpkm => BlockOp::boxed(c, backend, iv, move |c, _, buf| {
+            let tag = omac_acpkm::omac_acpkm_with_key_len(
+                c,
+                key_len,
+                section,
+                section,
+                c.block_size(),
+                buf,
+            )?;
+            std::hint::black_box(tag);
+            Ok(())
+        }),
+        // Built as an AeadOp above.
+        Mode::Mgm => return Err(BenchError::Invalid("MGM runs as an AEAD".into())),
+    })
 }
 
 /// An AEAD sealed and opened through the engine (one message split over its threads).
@@ -433,67 +514,37 @@ impl Op for SplitChaCha {
     }
 }
 
-/// A block cipher in a mode, keyed once.
-struct BlockOp<C> {
+/// A block cipher in a mode, keyed once: `step` is the mode call (cipher, IV, message), fixed at
+/// construction by [`block_op`].
+struct BlockOp<C, F> {
     cipher: C,
     backend: String,
-    alg: &'static AlgInfo,
-    mode: Mode,
     iv: Vec<u8>,
-    dir: Direction,
-    /// The engine splitting each message (ECB and CTR only; see [`shifr_engine_op`]).
-    engine: Option<Engine>,
+    step: F,
 }
 
-impl<C: KeyInit> Op for BlockOp<C> {
+impl<C, F> BlockOp<C, F>
+where
+    C: Send + 'static,
+    F: Fn(&C, &[u8], &mut [u8]) -> shifr::Result<()> + Send + 'static,
+{
+    fn boxed(cipher: C, backend: String, iv: Vec<u8>, step: F) -> Box<dyn Op> {
+        Box::new(BlockOp {
+            cipher,
+            backend,
+            iv,
+            step,
+        })
+    }
+}
+
+impl<C, F> Op for BlockOp<C, F>
+where
+    C: Send,
+    F: Fn(&C, &[u8], &mut [u8]) -> shifr::Result<()> + Send,
+{
     fn run(&mut self, buf: &mut [u8]) -> Result<(), BenchError> {
-        let (c, iv, enc) = (&self.cipher, &self.iv[..], self.dir == Direction::Encrypt);
-        let section = self.alg.section.unwrap_or(self.alg.block_size);
-        if let Some(e) = &self.engine {
-            match self.mode {
-                Mode::Ecb if enc => return Ok(e.ecb_encrypt(c, buf)?),
-                Mode::Ecb => return Ok(e.ecb_decrypt(c, buf)?),
-                Mode::Ctr => return Ok(e.ctr_apply(c, iv, buf)?),
-                Mode::GostCtr => {
-                    let counter = ctr::gost_counter_block(iv, c.block_size())?;
-                    return Ok(e.ctr_apply(c, &counter, buf)?);
-                }
-                _ => {}
-            }
-        }
-        match self.mode {
-            Mode::Ecb if enc => ecb::encrypt(c, buf)?,
-            Mode::Ecb => ecb::decrypt(c, buf)?,
-            Mode::Cbc if enc => cbc::encrypt(c, iv, buf)?,
-            Mode::Cbc => cbc::decrypt(c, iv, buf)?,
-            Mode::Cfb(s) if enc => cfb::encrypt(c, iv, s, buf)?,
-            Mode::Cfb(s) => cfb::decrypt(c, iv, s, buf)?,
-            Mode::Ofb => ofb::apply(c, iv, buf)?,
-            Mode::Ctr => ctr::apply(c, iv, buf)?,
-            Mode::GostCtr => ctr::apply_gost(c, iv, buf)?,
-            Mode::CtrAcpkm => ctr_acpkm::apply_with_key_len(c, self.alg.key_len, iv, section, buf)?,
-            Mode::Gost89Cfb if enc => gost89::cfb_encrypt(c, iv, KeyMeshing::CryptoPro, buf)?,
-            Mode::Gost89Cfb => gost89::cfb_decrypt(c, iv, KeyMeshing::CryptoPro, buf)?,
-            Mode::Gost89Cnt => gost89::cnt_apply(c, iv, KeyMeshing::CryptoPro, buf)?,
-            Mode::Cmac => {
-                let tag = omac::omac(c, c.block_size(), buf)?;
-                std::hint::black_box(tag);
-            }
-            Mode::OmacAcpkm => {
-                let tag = omac_acpkm::omac_acpkm_with_key_len(
-                    c,
-                    self.alg.key_len,
-                    section,
-                    section,
-                    c.block_size(),
-                    buf,
-                )?;
-                std::hint::black_box(tag);
-            }
-            // Built as an AeadOp by `block_op`.
-            Mode::Mgm => return Err(BenchError::Invalid("MGM runs as an AEAD".into())),
-        }
-        Ok(())
+        Ok((self.step)(&self.cipher, &self.iv, buf)?)
     }
 
     fn backend(&self) -> String {

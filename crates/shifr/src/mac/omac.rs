@@ -57,28 +57,38 @@ pub fn subkeys<C: BlockCipher + ?Sized>(
 ) -> Result<(Zeroizing<Vec<u8>>, Zeroizing<Vec<u8>>, Zeroizing<Vec<u8>>)> {
     let n = c.block_size();
     let constant = reduction_constant(n)?;
-    let mut r = Zeroizing::new([0u8; MAX_BLOCK]);
+    let mut r = [0u8; MAX_BLOCK];
     c.encrypt_blocks(&mut r[..n]);
-    let (k1, k2) = derive_subkeys(&r[..n], constant);
-    Ok((
+    let (mut k1, mut k2) = derive_subkeys(&r[..n], constant);
+    let keys = (
         Zeroizing::new(r[..n].to_vec()),
         Zeroizing::new(k1[..n].to_vec()),
         Zeroizing::new(k2[..n].to_vec()),
-    ))
+    );
+    wipe(&mut r);
+    wipe(&mut k1);
+    wipe(&mut k2);
+    Ok(keys)
 }
 
-/// `K1 = R * x` and `K2 = R * x^2` (first `r.len()` bytes used), in stack arrays that wipe themselves.
-fn derive_subkeys(
-    r: &[u8],
-    constant: u8,
-) -> (Zeroizing<[u8; MAX_BLOCK]>, Zeroizing<[u8; MAX_BLOCK]>) {
+/// `K1 = R * x` and `K2 = R * x^2` (first `r.len()` bytes used). Key material: the caller wipes
+/// both (with [`wipe`]).
+fn derive_subkeys(r: &[u8], constant: u8) -> ([u8; MAX_BLOCK], [u8; MAX_BLOCK]) {
     let n = r.len();
-    let mut k1 = Zeroizing::new([0u8; MAX_BLOCK]);
+    let mut k1 = [0u8; MAX_BLOCK];
     k1[..n].copy_from_slice(r);
     double(&mut k1[..n], constant);
-    let mut k2 = k1.clone();
+    let mut k2 = k1;
     double(&mut k2[..n], constant);
     (k1, k2)
+}
+
+/// Wipes a stack block of key material. Zeroizes it as a slice: one fill behind an optimisation
+/// barrier, where `Zeroize` on a byte *array* (and so `Zeroizing<[u8; N]>` on drop) writes the
+/// bytes one volatile store at a time, which cost a one-block MAC more than its cipher call.
+#[inline(always)]
+fn wipe(block: &mut [u8]) {
+    block.zeroize();
 }
 
 /// Checks a tag length against the block size.
@@ -119,8 +129,8 @@ impl<C: BlockCipher> Omac<C> {
         let n = cipher.block_size();
         check_tag_len(n, tag_len)?;
         let constant = reduction_constant(n)?;
-        // `0^n || first`, enciphered together: `R || C_1` (key material: wiped on drop).
-        let mut batch = Zeroizing::new([0u8; 2 * MAX_BLOCK]);
+        // `0^n || first`, enciphered together: `R || C_1` (key material: wiped below).
+        let mut batch = [0u8; 2 * MAX_BLOCK];
         let used = n + first.len().min(n);
         batch[n..used].copy_from_slice(&first[..used - n]);
         match cipher.zero_block_image() {
@@ -138,13 +148,14 @@ impl<C: BlockCipher> Omac<C> {
             cipher,
             n,
             tag_len,
-            k1: *k1,
-            k2: *k2,
+            k1,
+            k2,
             state: [0u8; MAX_BLOCK],
             buf: [0u8; MAX_BLOCK],
             buf_len: 0,
         };
         mac.state[..used - n].copy_from_slice(&batch[n..used]);
+        wipe(&mut batch);
         Ok(mac)
     }
 
@@ -166,9 +177,10 @@ impl<C: BlockCipher> Omac<C> {
         // Whole blocks that are certainly not the last one: to the backend's CBC-MAC kernel
         // where it has one, else block by block.
         let before_last = (data.len() - 1) / n * n;
-        if self
-            .cipher
-            .feedback_chain(&mut self.state[..n], Chain::CbcMac(&data[..before_last]))
+        if before_last > 0
+            && self
+                .cipher
+                .feedback_chain(&mut self.state[..n], Chain::CbcMac(&data[..before_last]))
         {
             data = &data[before_last..];
         }
@@ -189,7 +201,31 @@ impl<C: BlockCipher> Omac<C> {
     }
 
     /// Finishes and returns the `tag_len`-byte tag.
-    pub fn finalize(mut self) -> Vec<u8> {
+    pub fn finalize(self) -> Vec<u8> {
+        let mut tag = [0u8; MAX_BLOCK];
+        let len = self.tag_len;
+        self.finish(&mut tag);
+        tag[..len].to_vec()
+    }
+
+    /// Finishes and writes the tag into `tag`, which must be exactly `tag_len` bytes
+    /// ([`Error::InvalidTagLength`] otherwise): the tag without an allocation.
+    pub fn finalize_into(self, tag: &mut [u8]) -> Result<()> {
+        if tag.len() != self.tag_len {
+            return Err(Error::InvalidTagLength {
+                expected: "the tag length the MAC was started with",
+                got: tag.len(),
+            });
+        }
+        let mut full = [0u8; MAX_BLOCK];
+        self.finish(&mut full);
+        tag.copy_from_slice(&full[..tag.len()]);
+        Ok(())
+    }
+
+    /// The last block's encipherment; `out` gets the whole final chaining value (the tag is its
+    /// first `tag_len` bytes).
+    fn finish(mut self, out: &mut [u8; MAX_BLOCK]) {
         let n = self.n;
         let len = self.buf_len;
         // The last block: XORed with K1 when whole, else padded with 10...0 and XORed with K2.
@@ -203,7 +239,7 @@ impl<C: BlockCipher> Omac<C> {
         xor_in_place(&mut self.state[..n], &self.buf[..n]);
         xor_in_place(&mut self.state[..n], &subkey[..n]);
         self.cipher.encrypt_blocks(&mut self.state[..n]);
-        self.state[..self.tag_len].to_vec()
+        out[..n].copy_from_slice(&self.state[..n]);
     }
 
     /// Finishes and compares with `tag` in constant time: [`Error::AuthenticationFailed`] on mismatch.
@@ -219,40 +255,45 @@ impl<C: BlockCipher> Omac<C> {
 
 impl<C: BlockCipher> Drop for Omac<C> {
     fn drop(&mut self) {
-        self.k1.zeroize();
-        self.k2.zeroize();
-        self.state.zeroize();
-        self.buf.zeroize();
+        wipe(&mut self.k1);
+        wipe(&mut self.k2);
+        wipe(&mut self.state);
+        wipe(&mut self.buf);
     }
 }
 
 /// One-shot OMAC of `msg` with tag length `tag_len` (`1..=n` bytes).
 pub fn omac<C: BlockCipher + ?Sized>(c: &C, tag_len: usize, msg: &[u8]) -> Result<Vec<u8>> {
+    check_tag_len(c.block_size(), tag_len)?;
+    let mut tag = [0u8; MAX_BLOCK];
+    omac_into(c, msg, &mut tag[..tag_len])?;
+    Ok(tag[..tag_len].to_vec())
+}
+
+/// One-shot OMAC of `msg` written into `tag`, whose length is the tag length (`1..=n` bytes): the
+/// allocation-free form of [`omac`].
+pub fn omac_into<C: BlockCipher + ?Sized>(c: &C, msg: &[u8], tag: &mut [u8]) -> Result<()> {
     let n = c.block_size();
+    check_tag_len(n, tag.len())?;
     if let Some(r) = c
         .zero_block_image()
         .filter(|r| r.len() == n && n <= MAX_BLOCK)
     {
-        return omac_from_r(c, r, tag_len, msg);
+        return omac_from_r(c, r, msg, tag);
     }
     // A first block that is not the last one goes into the subkey's batch call (see `Omac::start`).
     let first = if msg.len() > n { &msg[..n] } else { &[] };
-    let mut mac = Omac::start(c, tag_len, first)?;
+    let mut mac = Omac::start(c, tag.len(), first)?;
     mac.update(&msg[first.len()..]);
-    Ok(mac.finalize())
+    mac.finalize_into(tag)
 }
 
-/// [`omac`] for a cipher that kept `R = E(0^n)` from key setup: the blocks before the last go
+/// [`omac_into`] for a cipher that kept `R = E(0^n)` from key setup: the blocks before the last go
 /// through one CBC-MAC chain (the backend's kernel where it has one), and only the one subkey the
 /// last block needs is derived, in a stack block wiped with the chaining value at the end.
-fn omac_from_r<C: BlockCipher + ?Sized>(
-    c: &C,
-    r: &[u8],
-    tag_len: usize,
-    msg: &[u8],
-) -> Result<Vec<u8>> {
+/// `tag.len()` is checked by the caller.
+fn omac_from_r<C: BlockCipher + ?Sized>(c: &C, r: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<()> {
     let n = r.len();
-    check_tag_len(n, tag_len)?;
     let constant = reduction_constant(n)?;
     // The last block (whole unless the message is empty or ends in a partial block).
     let last_len = if msg.is_empty() {
@@ -263,7 +304,8 @@ fn omac_from_r<C: BlockCipher + ?Sized>(
     let (body, last) = msg.split_at(msg.len() - last_len);
     let mut state = [0u8; MAX_BLOCK];
     let state_n = &mut state[..n];
-    if !c.feedback_chain(state_n, Chain::CbcMac(body)) {
+    // A one-block message has no body: no chain call at all.
+    if !body.is_empty() && !c.feedback_chain(state_n, Chain::CbcMac(body)) {
         for block in body.chunks_exact(n) {
             xor_in_place(state_n, block);
             c.encrypt_blocks(state_n);
@@ -281,10 +323,10 @@ fn omac_from_r<C: BlockCipher + ?Sized>(
     xor_in_place(state_n, last);
     xor_in_place(state_n, k);
     c.encrypt_blocks(state_n);
-    let tag = state_n[..tag_len].to_vec();
-    subkey.zeroize();
-    state.zeroize();
-    Ok(tag)
+    tag.copy_from_slice(&state_n[..tag.len()]);
+    wipe(&mut subkey);
+    wipe(&mut state);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -33,9 +33,21 @@ fn check_register(n: usize, iv: &[u8], data_len: usize) -> Result<(usize, usize)
 }
 
 /// Encrypts `data` (a whole number of blocks) in place with register `iv` of `z*n` bytes.
+///
+/// Plain CBC (`z = 1`) runs in a small inlined function: a one-block message is one
+/// `encrypt_blocks` call, longer ones are offered to the backend's chain kernel; every other shape
+/// (and its validation) lives in [`encrypt_rounds`].
+#[inline]
 pub fn encrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
-    let (n, z) = check_register(c.block_size(), iv, data.len())?;
-    if z == 1 && n <= MAX_BLOCK {
+    let n = c.block_size();
+    if n != 0 && iv.len() == n && data.len() == n {
+        // One block: `C = E(IV ^ P)`, one call of the backend's one-block path (cheaper than
+        // setting up a chain for a single step).
+        xor_in_place(data, iv);
+        c.encrypt_blocks(data);
+        return Ok(());
+    }
+    if n != 0 && n <= MAX_BLOCK && iv.len() == n && data.len().is_multiple_of(n) {
         // One chain: the backend's chain kernel where it has one (the register holds the IV,
         // then ciphertext: nothing to wipe).
         let mut register = [0u8; MAX_BLOCK];
@@ -44,6 +56,13 @@ pub fn encrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Re
             return Ok(());
         }
     }
+    encrypt_rounds(c, iv, data)
+}
+
+/// [`encrypt`] block round by block round through `encrypt_blocks`: every register, and plain CBC
+/// on a backend without a chain kernel.
+fn encrypt_rounds<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
+    check_register(c.block_size(), iv, data.len())?;
     let m = iv.len();
     // Round r covers bytes [r*m, (r+1)*m); each of its blocks chains to the same position one round back.
     let mut first = true;

@@ -62,10 +62,15 @@ pub(crate) fn fill_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8],
 
 /// XORs the key stream that starts at `counter` into `data` (any length) and advances `counter` by
 /// `ceil(data.len() / n)` blocks. `counter.len()` must be the block size, at most 16.
+#[inline]
 pub(crate) fn xor_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], data: &mut [u8]) {
-    if c.ctr_xor(counter, data) {
-        return;
+    if !c.ctr_xor(counter, data) {
+        xor_keystream_batches(c, counter, data);
     }
+}
+
+/// [`xor_keystream`] through `encrypt_blocks`, for backends without a fused path.
+fn xor_keystream_batches<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], data: &mut [u8]) {
     let n = counter.len();
     if data.len() <= SHORT_BLOCKS * n {
         // A short message gets a small key-stream buffer: zeroing and wiping the whole batch
@@ -87,6 +92,7 @@ pub(crate) fn xor_keystream<C: BlockCipher + ?Sized>(c: &C, counter: &mut [u8], 
     ks[..data.len().div_ceil(n).min(BATCH_BLOCKS) * n].zeroize();
 }
 
+#[inline]
 fn check_block_size(n: usize) -> Result<()> {
     if n == 0 || n > MAX_BLOCK || !n.is_multiple_of(2) {
         return Err(Error::InvalidParameter(
@@ -96,6 +102,7 @@ fn check_block_size(n: usize) -> Result<()> {
     Ok(())
 }
 
+#[inline]
 fn check_counter_block(n: usize, counter_block: &[u8]) -> Result<()> {
     check_block_size(n)?;
     if counter_block.len() != n {
@@ -128,6 +135,7 @@ fn gost_counter_array(iv_half: &[u8], n: usize) -> Result<[u8; MAX_BLOCK]> {
 }
 
 /// XORs the CTR key stream starting at `counter_block` (`n` bytes) into `data`.
+#[inline]
 pub fn apply<C: BlockCipher + ?Sized>(c: &C, counter_block: &[u8], data: &mut [u8]) -> Result<()> {
     let n = c.block_size();
     check_counter_block(n, counter_block)?;
@@ -237,8 +245,10 @@ impl<C: BlockCipher> Ctr<C> {
 
 impl<C: BlockCipher> Drop for Ctr<C> {
     fn drop(&mut self) {
-        self.keystream.zeroize();
-        self.counter.zeroize();
+        // As slices: one fill behind a barrier each (`Zeroize` on a byte array writes one
+        // volatile byte at a time).
+        self.keystream[..].zeroize();
+        self.counter[..].zeroize();
     }
 }
 

@@ -5,6 +5,7 @@
 use crate::block::BlockCipher;
 use crate::{Error, Result};
 
+#[inline]
 fn check_aligned(n: usize, len: usize) -> Result<()> {
     if n == 0 || !len.is_multiple_of(n) {
         return Err(Error::NotBlockAligned { block: n, got: len });
@@ -13,6 +14,7 @@ fn check_aligned(n: usize, len: usize) -> Result<()> {
 }
 
 /// Encrypts `data` in place; [`Error::NotBlockAligned`] unless `data.len()` is a multiple of the block.
+#[inline]
 pub fn encrypt<C: BlockCipher + ?Sized>(c: &C, data: &mut [u8]) -> Result<()> {
     check_aligned(c.block_size(), data.len())?;
     c.encrypt_blocks(data);
@@ -20,6 +22,7 @@ pub fn encrypt<C: BlockCipher + ?Sized>(c: &C, data: &mut [u8]) -> Result<()> {
 }
 
 /// Decrypts `data` in place; [`Error::NotBlockAligned`] unless `data.len()` is a multiple of the block.
+#[inline]
 pub fn decrypt<C: BlockCipher + ?Sized>(c: &C, data: &mut [u8]) -> Result<()> {
     check_aligned(c.block_size(), data.len())?;
     c.decrypt_blocks(data);

@@ -120,6 +120,7 @@ impl Aes {
 
     /// The AES-NI round keys, for the x86 backends.
     #[cfg(target_arch = "x86_64")]
+    #[inline]
     fn aesni(&self) -> Option<&x86_aesni::AesNi> {
         match &self.engine {
             Engine::AesNi(a) => Some(a),
@@ -259,14 +260,17 @@ impl Aes {
 }
 
 impl BlockCipher for Aes {
+    #[inline]
     fn block_size(&self) -> usize {
         16
     }
 
+    #[inline]
     fn zero_block_image(&self) -> Option<&[u8]> {
         Some(&self.zero_image[..])
     }
 
+    #[inline]
     fn encrypt_blocks(&self, data: &mut [u8]) {
         match &self.engine {
             Engine::Portable(e) => e.encrypt_blocks(data),
@@ -283,6 +287,7 @@ impl BlockCipher for Aes {
         }
     }
 
+    #[inline]
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
     fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
         match (&self.engine, <&mut [u8; 16]>::try_from(counter)) {
@@ -303,6 +308,7 @@ impl BlockCipher for Aes {
         }
     }
 
+    #[inline]
     fn decrypt_blocks(&self, data: &mut [u8]) {
         match &self.engine {
             Engine::Portable(e) => e.decrypt_blocks(data),
@@ -320,6 +326,7 @@ impl BlockCipher for Aes {
     /// On the x86 backends: the AES-NI chain kernels of `x86_chain` (the round keys in registers
     /// for the whole call, the chaining value never leaving its register), for every width, since
     /// a chain runs one block at a time. Elsewhere the modes' block-by-block loop.
+    #[inline]
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
     fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
         #[cfg(target_arch = "x86_64")]

@@ -41,6 +41,7 @@ impl AesNi {
     }
 
     /// Encrypts every whole 16-byte block of `data` in place.
+    #[inline]
     pub(super) fn encrypt_blocks(&self, data: &mut [u8]) {
         if (16..32).contains(&data.len()) {
             self.one_block::<false>(data);
@@ -51,6 +52,7 @@ impl AesNi {
     }
 
     /// Decrypts every whole 16-byte block of `data` in place.
+    #[inline]
     pub(super) fn decrypt_blocks(&self, data: &mut [u8]) {
         if (16..32).contains(&data.len()) {
             self.one_block::<true>(data);
@@ -63,6 +65,7 @@ impl AesNi {
     /// The first block of `data` (at least 16 bytes) with the round count a constant: a call on
     /// one block is then a short straight run of instructions, which lets the core overlap more
     /// independent calls (a one-block message is mostly call overhead and a cache miss).
+    #[inline]
     fn one_block<const DEC: bool>(&self, data: &mut [u8]) {
         let keys = if DEC { &self.dec } else { &self.enc };
         // SAFETY (all three): an `AesNi` exists only if the CPU supports AES-NI (see `new`).
@@ -77,11 +80,25 @@ impl AesNi {
 
     /// SP 800-38A CTR (the whole block a big-endian counter, mod 2^128): XORs the key stream from
     /// `counter` into `data` (any length) and advances `counter` by `ceil(data.len() / 16)`.
+    #[inline]
     pub(super) fn ctr_xor(&self, counter: &mut [u8; 16], data: &mut [u8]) {
-        // SAFETY: an `AesNi` exists only if the CPU supports AES-NI (see `new`).
+        if data.len() == 16 {
+            // One block, the round count a constant, as in `one_block`.
+            // SAFETY (all four): an `AesNi` exists only if the CPU supports AES-NI (see `new`).
+            unsafe {
+                match self.rounds {
+                    10 => ctr_one::<10>(&self.enc, counter, data),
+                    12 => ctr_one::<12>(&self.enc, counter, data),
+                    _ => ctr_one::<14>(&self.enc, counter, data),
+                }
+            }
+            return;
+        }
+        // SAFETY: as above.
         unsafe { ctr_all(&self.enc, self.rounds, counter, data) }
     }
 
+    #[inline]
     pub(super) fn enc_keys(&self) -> &[[u8; 16]; MAX_ROUND_KEYS] {
         &self.enc
     }
@@ -90,6 +107,7 @@ impl AesNi {
         &self.dec
     }
 
+    #[inline]
     pub(super) fn rounds(&self) -> usize {
         self.rounds
     }
@@ -307,7 +325,8 @@ fn ctr_all(
         block[..tail.len()].copy_from_slice(tail);
         ctr_group::<1>(rk, rounds, &mut next, &mut block);
         tail.copy_from_slice(&block[..tail.len()]);
-        block.zeroize();
+        // As a slice: one fill behind a barrier, not sixteen volatile byte stores.
+        block[..].zeroize();
     }
     *counter = next.to_be_bytes();
 }
@@ -342,6 +361,23 @@ fn ctr_group<const N: usize>(
         let ks = _mm_aesenclast_si128(*v, load(&rk[rounds]));
         store(b, _mm_xor_si128(ks, load(b)));
     }
+}
+
+/// One CTR block: XORs `E(counter)` into the 16 bytes of `block` and adds one to `counter`
+/// (big-endian, mod 2^128). The counter is loaded as the one 16-byte value it was stored as.
+#[target_feature(enable = "aes")]
+fn ctr_one<const NR: usize>(
+    keys: &[[u8; 16]; MAX_ROUND_KEYS],
+    counter: &mut [u8; 16],
+    block: &mut [u8],
+) {
+    let mut s = _mm_xor_si128(load(&counter[..]), load(&keys[0]));
+    for k in &keys[1..NR] {
+        s = _mm_aesenc_si128(s, load(k));
+    }
+    let ks = _mm_aesenclast_si128(s, load(&keys[NR]));
+    store(block, _mm_xor_si128(ks, load(block)));
+    *counter = u128::from_be_bytes(*counter).wrapping_add(1).to_be_bytes();
 }
 
 /// One block (the first 16 bytes of `block`), `NR` rounds unrolled.

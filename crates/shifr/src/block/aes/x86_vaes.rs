@@ -66,10 +66,12 @@ impl Vaes {
     }
 
     /// The AES-NI view of the same key (for 128-bit work such as multi-stream lanes).
+    #[inline]
     pub(super) fn aesni(&self) -> &AesNi {
         &self.keys
     }
 
+    #[inline]
     pub(super) fn width(&self) -> Width {
         self.width
     }
