@@ -45,6 +45,8 @@ mod x86_avx512_gfni;
 mod x86_avx512_gfni_chain;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_gfni_streams;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512_gfni_streams16;
 
 pub use tables::PI;
 

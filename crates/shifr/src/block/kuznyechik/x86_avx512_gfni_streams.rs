@@ -16,6 +16,7 @@ use core::arch::x86_64::{
 };
 
 use super::aes_field::gfni_constants;
+use super::x86_avx512_gfni_streams16;
 use super::x86_avx512_gfni::{
     gather_keys, linear_xor, load_registers, substitute, GfniKeys, Registers,
 };
@@ -26,6 +27,9 @@ const PER_VECTOR: usize = 4;
 /// Registers whose rounds interleave; also the most streams one chunk takes is `4 * VECTORS`.
 const VECTORS: usize = 4;
 const CHUNK: usize = PER_VECTOR * VECTORS;
+/// Chunks of more streams than this go through the position-sliced kernel, whose cost per block
+/// step is that of sixteen streams whatever the count (about three registers' worth here).
+const SLICED_FROM: usize = 8;
 
 /// The four modes, as a const parameter of the kernel.
 const CBC: u8 = 0;
@@ -61,6 +65,10 @@ fn feedback_all(keys: &[&GfniKeys], registers: &mut [u8], mut run: Feedback<'_, 
     {
         let first = first * CHUNK;
         let mut part = run.part(first..first + keys.len());
+        if keys.len() > SLICED_FROM {
+            x86_avx512_gfni_streams16::feedback(keys, registers, &mut part);
+            continue;
+        }
         let (part, r) = (&mut part, &r);
         match (keys.len().div_ceil(PER_VECTOR), mode) {
             (1, CBC) => chunk::<1, CBC>(r, keys, registers, part),
