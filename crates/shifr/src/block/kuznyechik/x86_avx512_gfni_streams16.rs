@@ -23,11 +23,11 @@
 //! stream lengths, never on keys or data.
 
 use core::arch::x86_64::{
-    __m512i, _mm512_castsi128_si512, _mm512_extracti32x4_epi32, _mm512_gf2p8affine_epi64_epi8,
-    _mm512_gf2p8mul_epi8, _mm512_inserti32x4, _mm512_loadu_si512, _mm512_mask_blend_epi8,
-    _mm512_permutex2var_epi8, _mm512_set1_epi64, _mm512_set1_epi8, _mm512_setzero_si512,
-    _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_test_epi8_mask, _mm512_ternarylogic_epi64,
-    _mm512_xor_si512, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128,
+    __m128i, __m512i, _mm512_castsi128_si512, _mm512_extracti32x4_epi32,
+    _mm512_gf2p8affine_epi64_epi8, _mm512_gf2p8mul_epi8, _mm512_inserti32x4, _mm512_loadu_si512,
+    _mm512_mask_blend_epi8, _mm512_permutex2var_epi8, _mm512_set1_epi64, _mm512_set1_epi8,
+    _mm512_setzero_si512, _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_ternarylogic_epi64,
+    _mm512_test_epi8_mask, _mm512_xor_si512, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128,
 };
 use std::sync::OnceLock;
 
@@ -88,6 +88,9 @@ fn second_index(odd: usize, b: usize) -> u8 {
     (64 * (source_row / 8) + 32 * odd + 8 * (b / 16) + source_row % 8) as u8
 }
 
+/// Ten round keys in the sliced layout, four registers' worth each.
+type Keys = [[[u8; 64]; 4]; 10];
+
 /// The constants as registers (the products stay in memory, as instruction operands).
 struct Registers {
     sbox: [__m512i; 4],
@@ -131,12 +134,18 @@ fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn transpose(a: [__m512i; 4], r: &Registers) -> [__m512i; 4] {
-    let w = |g: usize, h: usize| _mm512_permutex2var_epi8(a[2 * g], r.first[h], a[2 * g + 1]);
-    let w = [[w(0, 0), w(0, 1)], [w(1, 0), w(1, 1)]];
-    core::array::from_fn(|dest| {
+    let mut w = [[_mm512_setzero_si512(); 2]; 2];
+    for (g, pair) in w.iter_mut().enumerate() {
+        for (h, v) in pair.iter_mut().enumerate() {
+            *v = _mm512_permutex2var_epi8(a[2 * g], r.first[h], a[2 * g + 1]);
+        }
+    }
+    let mut out = [_mm512_setzero_si512(); 4];
+    for (dest, v) in out.iter_mut().enumerate() {
         let h = dest / 2;
-        _mm512_permutex2var_epi8(w[0][h], r.second[dest % 2], w[1][h])
-    })
+        *v = _mm512_permutex2var_epi8(w[0][h], r.second[dest % 2], w[1][h]);
+    }
+    out
 }
 
 /// The S-box on every byte, from the table in four registers.
@@ -149,94 +158,133 @@ fn substitute(x: __m512i, r: &Registers) -> __m512i {
     _mm512_mask_blend_epi8(_mm512_test_epi8_mask(x, r.bit7), low, high)
 }
 
-/// One round after the first key addition: `L(S(x)) ^ k` on sixteen sliced blocks.
+/// Sixteen products and a round key summed by three-input XORs, as a tree.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn sum17(p: &[__m512i; 16], k: __m512i) -> __m512i {
+    let a = xor3(p[0], p[1], p[2]);
+    let b = xor3(p[3], p[4], p[5]);
+    let c = xor3(p[6], p[7], p[8]);
+    let d = xor3(p[9], p[10], p[11]);
+    let e = xor3(p[12], p[13], p[14]);
+    xor3(xor3(a, b, c), xor3(d, e, p[15]), k)
+}
+
+/// One round after the first key addition: `L(S(x)) ^ k` on sixteen sliced blocks. Plain loops of
+/// constant length (unrolled by the compiler) rather than closures, which it may leave out of line.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn round(x: [__m512i; 4], r: &Registers, products: &[[u8; 64]; 64], k: &[[u8; 64]]) -> [__m512i; 4] {
-    let s: [__m512i; 4] = core::array::from_fn(|i| substitute(x[i], r));
+fn round(
+    x: &[__m512i; 4],
+    r: &Registers,
+    products: &[[u8; 64]; 64],
+    k: &[[u8; 64]; 4],
+) -> [__m512i; 4] {
     // Lane k of rotation t holds lane (k + t) % 4.
-    let rotated: [[__m512i; 4]; 4] = core::array::from_fn(|i| {
-        [
-            s[i],
-            _mm512_shuffle_i64x2::<0x39>(s[i], s[i]),
-            _mm512_shuffle_i64x2::<0x4e>(s[i], s[i]),
-            _mm512_shuffle_i64x2::<0x93>(s[i], s[i]),
-        ]
-    });
-    core::array::from_fn(|out| {
-        let p: [__m512i; 16] = core::array::from_fn(|n| {
-            _mm512_gf2p8mul_epi8(rotated[n / 4][n % 4], load64(&products[16 * out + n]))
-        });
-        let a = xor3(p[0], p[1], p[2]);
-        let b = xor3(p[3], p[4], p[5]);
-        let c = xor3(p[6], p[7], p[8]);
-        let d = xor3(p[9], p[10], p[11]);
-        let e = xor3(p[12], p[13], p[14]);
-        xor3(xor3(a, b, c), xor3(d, e, p[15]), load64(&k[out]))
-    })
+    let mut rotated = [_mm512_setzero_si512(); 16];
+    for i in 0..4 {
+        let s = substitute(x[i], r);
+        rotated[4 * i] = s;
+        rotated[4 * i + 1] = _mm512_shuffle_i64x2::<0x39>(s, s);
+        rotated[4 * i + 2] = _mm512_shuffle_i64x2::<0x4e>(s, s);
+        rotated[4 * i + 3] = _mm512_shuffle_i64x2::<0x93>(s, s);
+    }
+    let mut next = [_mm512_setzero_si512(); 4];
+    for out in 0..4 {
+        let mut p = [_mm512_setzero_si512(); 16];
+        for n in 0..16 {
+            p[n] = _mm512_gf2p8mul_epi8(rotated[n], load64(&products[16 * out + n]));
+        }
+        next[out] = sum17(&p, load64(&k[out]));
+    }
+    next
 }
 
 /// Rounds 1..9 after the first key addition (`x` already holds `X ^ K_1`), ending with `K_10`;
 /// `keys` holds the ten sliced round keys, four registers each.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn rounds(mut x: [__m512i; 4], r: &Registers, s: &Sliced, keys: &[[u8; 64]; 40]) -> [__m512i; 4] {
-    for i in 1..10 {
-        x = round(x, r, &s.products, &keys[4 * i..4 * i + 4]);
+fn rounds(mut x: [__m512i; 4], r: &Registers, s: &Sliced, keys: &Keys) -> [__m512i; 4] {
+    for k in &keys[1..] {
+        x = round(&x, r, &s.products, k);
     }
     x
 }
 
-/// Block `at..at + 16` of each of the sixteen streams `block(s)` gives (zero where it gives none),
-/// stream `4v + l` in lane `l` of register `v`.
+/// The first 16 bytes of `block`, or zero where there is none.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn load_blocks<'a>(block: impl Fn(usize) -> Option<&'a [u8]>) -> [__m512i; 4] {
-    let lane = |s: usize| match block(s).and_then(|b| b.get(..16)) {
+fn load_lane(block: Option<&[u8]>) -> __m128i {
+    match block.and_then(|b| b.get(..16)) {
         // SAFETY: `b` is 16 readable bytes; `loadu` has no alignment requirement.
         Some(b) => unsafe { _mm_loadu_si128(b.as_ptr().cast()) },
         None => _mm_setzero_si128(),
-    };
-    core::array::from_fn(|v| {
-        let x = _mm512_castsi128_si512(lane(4 * v));
-        let x = _mm512_inserti32x4::<1>(x, lane(4 * v + 1));
-        let x = _mm512_inserti32x4::<2>(x, lane(4 * v + 2));
-        _mm512_inserti32x4::<3>(x, lane(4 * v + 3))
-    })
+    }
 }
 
-/// Writes lane `l` of register `v` to `out[4v + l]` (first 16 bytes), for the streams there are.
+/// The first 16 bytes of each of sixteen blocks (zero where one is missing), block `4v + l` in
+/// lane `l` of register `v`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_blocks(blocks: &[Option<&[u8]>; 16]) -> [__m512i; 4] {
+    let mut out = [_mm512_setzero_si512(); 4];
+    for (v, x) in out.iter_mut().enumerate() {
+        let y = _mm512_castsi128_si512(load_lane(blocks[4 * v]));
+        let y = _mm512_inserti32x4::<1>(y, load_lane(blocks[4 * v + 1]));
+        let y = _mm512_inserti32x4::<2>(y, load_lane(blocks[4 * v + 2]));
+        *x = _mm512_inserti32x4::<3>(y, load_lane(blocks[4 * v + 3]));
+    }
+    out
+}
+
+/// Writes lane `l` of register `v` to `out[4v + l]` (first 16 bytes), for the blocks there are.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn store_blocks<'a>(out: impl Iterator<Item = &'a mut [u8]>, x: [__m512i; 4]) {
-    let lanes = x.map(|v| {
-        [
-            _mm512_extracti32x4_epi32::<0>(v),
-            _mm512_extracti32x4_epi32::<1>(v),
-            _mm512_extracti32x4_epi32::<2>(v),
-            _mm512_extracti32x4_epi32::<3>(v),
-        ]
-    });
-    for (block, lane) in out.zip(lanes.iter().flatten()) {
+    let mut lanes = [_mm_setzero_si128(); 16];
+    for v in 0..4 {
+        lanes[4 * v] = _mm512_extracti32x4_epi32::<0>(x[v]);
+        lanes[4 * v + 1] = _mm512_extracti32x4_epi32::<1>(x[v]);
+        lanes[4 * v + 2] = _mm512_extracti32x4_epi32::<2>(x[v]);
+        lanes[4 * v + 3] = _mm512_extracti32x4_epi32::<3>(x[v]);
+    }
+    for (block, lane) in out.zip(lanes) {
         if let Some(block) = block.get_mut(..16) {
             // SAFETY: `block` is 16 writable bytes; `storeu` has no alignment requirement.
-            unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), *lane) };
+            unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), lane) };
         }
     }
+}
+
+/// Block `at..at + 16` of each of up to sixteen streams.
+fn blocks_at<'a>(streams: impl Iterator<Item = &'a [u8]>, at: usize) -> [Option<&'a [u8]>; 16] {
+    let mut out = [None; 16];
+    for (slot, stream) in out.iter_mut().zip(streams) {
+        *slot = stream.get(at..);
+    }
+    out
 }
 
 /// Sixteen blocks from wire order and layout into the sliced layout and the AES-field basis.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 fn slice_in(x: [__m512i; 4], r: &Registers) -> [__m512i; 4] {
-    transpose(x, r).map(|v| _mm512_gf2p8affine_epi64_epi8::<0>(v, r.to_aes))
+    let mut t = transpose(x, r);
+    for v in t.iter_mut() {
+        *v = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.to_aes);
+    }
+    t
 }
 
 /// The inverse of [`slice_in`].
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 fn slice_out(x: [__m512i; 4], r: &Registers) -> [__m512i; 4] {
-    transpose(x.map(|v| _mm512_gf2p8affine_epi64_epi8::<0>(v, r.from_aes)), r)
+    let mut x = x;
+    for v in x.iter_mut() {
+        *v = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
+    }
+    transpose(x, r)
 }
 
 /// Runs `run` over up to sixteen streams (one key each, all of one whole-block length), chaining
@@ -248,21 +296,20 @@ pub(super) fn feedback(keys: &[&GfniKeys], registers: &mut [u8], run: &mut Feedb
     let r = load_registers(gfni_constants(), s);
     // Round keys sliced like the data: stream `4v + l`'s key in lane `l` of register `v`, then
     // transposed. Streams past the last repeat its keys; their blocks are never stored.
-    let mut sliced_keys = [[0u8; 64]; 40];
-    let pick = |stream: usize| keys.get(stream).or(keys.last()).map(|k| &k.keys);
-    for i in 0..10 {
-        let gathered = load_blocks(|stream| pick(stream).map(|k| &k[i][..]));
-        for (slot, v) in sliced_keys[4 * i..4 * i + 4]
-            .iter_mut()
-            .zip(transpose(gathered, &r))
-        {
+    let mut sliced_keys: Keys = [[[0u8; 64]; 4]; 10];
+    for (i, sliced) in sliced_keys.iter_mut().enumerate() {
+        let mut round_keys = [None; 16];
+        for (stream, slot) in round_keys.iter_mut().enumerate() {
+            *slot = keys.get(stream).or(keys.last()).map(|k| &k.keys[i][..]);
+        }
+        let gathered = load_blocks(&round_keys);
+        for (slot, v) in sliced.iter_mut().zip(transpose(gathered, &r)) {
             // SAFETY: `slot` is 64 writable bytes; `storeu` has no alignment requirement.
             unsafe { _mm512_storeu_si512(slot.as_mut_ptr().cast(), v) };
         }
     }
     let blocks = run.stream_len(0).unwrap_or(0) / 16;
-    let register = |stream: usize| registers.get(16 * stream..16 * stream + 16);
-    let mut chain = slice_in(load_blocks(register), &r);
+    let mut chain = slice_in(load_blocks(&blocks_at(registers.chunks_exact(16), 0)), &r);
     match run {
         Feedback::CbcEncrypt(streams) => {
             blocks_mut::<CBC>(&r, s, &sliced_keys, &mut chain, streams, blocks)
@@ -282,8 +329,12 @@ pub(super) fn feedback(keys: &[&GfniKeys], registers: &mut [u8], run: &mut Feedb
 /// The first key addition, from the sliced keys.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn first_key(x: [__m512i; 4], y: [__m512i; 4], keys: &[[u8; 64]; 40]) -> [__m512i; 4] {
-    core::array::from_fn(|i| xor3(x[i], y[i], load64(&keys[i])))
+fn first_key(x: [__m512i; 4], y: [__m512i; 4], keys: &Keys) -> [__m512i; 4] {
+    let mut out = x;
+    for i in 0..4 {
+        out[i] = xor3(x[i], y[i], load64(&keys[0][i]));
+    }
+    out
 }
 
 /// The block loop of CBC encryption and CFB: each stream's blocks are read and overwritten.
@@ -292,7 +343,7 @@ fn first_key(x: [__m512i; 4], y: [__m512i; 4], keys: &[[u8; 64]; 40]) -> [__m512
 fn blocks_mut<const MODE: u8>(
     r: &Registers,
     s: &Sliced,
-    keys: &[[u8; 64]; 40],
+    keys: &Keys,
     chain: &mut [__m512i; 4],
     streams: &mut [&mut [u8]],
     blocks: usize,
@@ -300,17 +351,22 @@ fn blocks_mut<const MODE: u8>(
     let zero = [_mm512_setzero_si512(); 4];
     for b in 0..blocks {
         let at = 16 * b;
-        let input = slice_in(load_blocks(|i| streams.get(i).and_then(|d| d.get(at..))), r);
+        let input = slice_in(load_blocks(&blocks_at(streams.iter().map(|d| &**d), at)), r);
         let out = if MODE == CBC {
             *chain = rounds(first_key(*chain, input, keys), r, s, keys);
             *chain
         } else {
             let e = rounds(first_key(*chain, zero, keys), r, s, keys);
-            let out = core::array::from_fn(|i| _mm512_xor_si512(e[i], input[i]));
+            let mut out = e;
+            for i in 0..4 {
+                out[i] = _mm512_xor_si512(e[i], input[i]);
+            }
             *chain = if MODE == CFB_DECRYPT { input } else { out };
             out
         };
-        let blocks = streams.iter_mut().map(|d| d.get_mut(at..).unwrap_or_default());
+        let blocks = streams
+            .iter_mut()
+            .map(|d| d.get_mut(at..).unwrap_or_default());
         store_blocks(blocks, slice_out(out, r));
     }
 }
@@ -321,14 +377,14 @@ fn blocks_mut<const MODE: u8>(
 fn mac(
     r: &Registers,
     s: &Sliced,
-    keys: &[[u8; 64]; 40],
+    keys: &Keys,
     chain: &mut [__m512i; 4],
     streams: &[&[u8]],
     blocks: usize,
 ) {
     for b in 0..blocks {
         let at = 16 * b;
-        let input = slice_in(load_blocks(|i| streams.get(i).and_then(|d| d.get(at..))), r);
+        let input = slice_in(load_blocks(&blocks_at(streams.iter().copied(), at)), r);
         *chain = rounds(first_key(*chain, input, keys), r, s, keys);
     }
 }
