@@ -1,9 +1,8 @@
 //! Kuznyechik's multi-stream feedback modes (CBC encryption, CFB both ways, OMAC) through
 //! `mode::multistream` on every backend this CPU runs, against RustCrypto's kuznyechik with its cbc,
-//! cfb-mode and cmac crates, for every stream count from 1 to 40 (so every split into chunks of
-//! sixteen streams and a short rest: the gfni backend runs chunks of more than eight streams
-//! through its position-sliced kernel and smaller ones through the lane-per-block kernel) and
-//! streams of one length (0, 16, 32, 512 bytes, a few KiB) or of different lengths.
+//! cfb-mode and cmac crates, for every stream count from 1 to 40 (so every split into the gfni
+//! kernel's chunks of sixteen streams, four per register, and a short rest) and streams of one
+//! length (0, 16, 32, 512 bytes, a few KiB) or of different lengths.
 
 use cipher::generic_array::GenericArray;
 use cipher::{AsyncStreamCipher, BlockEncryptMut, KeyInit, KeyIvInit};

@@ -21,9 +21,7 @@
 //! kernels when every cipher has the same SIMD backend (each lane or interleaved block its own keys).
 //! On gfni the multi-stream feedback modes (CBC encryption, CFB, the OMAC chain) go through
 //! [`BlockCipher::feedback_lanes`] instead (`x86_avx512_gfni_streams`): whole runs of blocks per call,
-//! round keys gathered once, chaining values held in registers; chunks of more than eight streams run
-//! position-sliced (`x86_avx512_gfni_streams16`: sixteen blocks transposed so that L needs no byte
-//! broadcasts). The table backends have no such kernel.
+//! round keys gathered once, chaining values held in registers; the table backends have no such kernel.
 //!
 //! On AArch64, `aarch64_neon` is a constant-time backend (byte-sliced, S-box and GF(2^8)
 //! multiplications as TBL lookups in registers), chosen through `cpu::select` as
@@ -47,8 +45,6 @@ mod x86_avx512_gfni;
 mod x86_avx512_gfni_chain;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_gfni_streams;
-#[cfg(target_arch = "x86_64")]
-mod x86_avx512_gfni_streams16;
 
 pub use tables::PI;
 

@@ -2,12 +2,8 @@
 //! CBC encryption, CFB (both directions) and the CBC-MAC chain of OMAC over many streams, each with
 //! its own key, in one call ([`crate::block::BlockCipher::feedback_lanes`]).
 //!
-//! Streams go in chunks of sixteen. A chunk of more than eight runs through the position-sliced
-//! kernel of `x86_avx512_gfni_streams16` (L without byte broadcasts; its cost is that of sixteen
-//! streams whatever the count). Smaller chunks stay here: four streams share a 512-bit register, one
-//! per 128-bit lane, and up to two registers run their rounds side by side through the
-//! lane-per-block cipher of `x86_avx512_gfni`.
-//!
+//! Four streams share a 512-bit register, one per 128-bit lane, and up to four registers (sixteen
+//! streams) run their rounds side by side through the lane-per-block cipher of `x86_avx512_gfni`.
 //! Per call, not per block: the round keys of every lane are gathered once into lane-wise
 //! registers, and the chaining values stay in registers, in the AES-field basis the rounds work in
 //! (the basis change is linear, so the feedback XOR commutes with it and only the data crossing
@@ -23,17 +19,13 @@ use super::aes_field::gfni_constants;
 use super::x86_avx512_gfni::{
     gather_keys, linear_xor, load_registers, substitute, GfniKeys, Registers,
 };
-use super::x86_avx512_gfni_streams16;
 use crate::block::Feedback;
 
 /// Streams per register.
 const PER_VECTOR: usize = 4;
-/// Streams per chunk: the sixteen slots of the position-sliced kernel.
-const CHUNK: usize = 16;
-/// Chunks of more streams than this go through the position-sliced kernel, whose cost per block
-/// step is that of sixteen streams whatever the count (about three lane-per-block registers' worth);
-/// smaller ones run here in one or two registers.
-const SLICED_FROM: usize = 2 * PER_VECTOR;
+/// Registers whose rounds interleave; also the most streams one chunk takes is `4 * VECTORS`.
+const VECTORS: usize = 4;
+const CHUNK: usize = PER_VECTOR * VECTORS;
 
 /// The four modes, as a const parameter of the kernel.
 const CBC: u8 = 0;
@@ -69,20 +61,24 @@ fn feedback_all(keys: &[&GfniKeys], registers: &mut [u8], mut run: Feedback<'_, 
     {
         let first = first * CHUNK;
         let mut part = run.part(first..first + keys.len());
-        if keys.len() > SLICED_FROM {
-            x86_avx512_gfni_streams16::feedback(keys, registers, &mut part);
-            continue;
-        }
         let (part, r) = (&mut part, &r);
         match (keys.len().div_ceil(PER_VECTOR), mode) {
             (1, CBC) => chunk::<1, CBC>(r, keys, registers, part),
             (1, CFB_ENCRYPT) => chunk::<1, CFB_ENCRYPT>(r, keys, registers, part),
             (1, CFB_DECRYPT) => chunk::<1, CFB_DECRYPT>(r, keys, registers, part),
             (1, _) => chunk::<1, MAC>(r, keys, registers, part),
-            (_, CBC) => chunk::<2, CBC>(r, keys, registers, part),
-            (_, CFB_ENCRYPT) => chunk::<2, CFB_ENCRYPT>(r, keys, registers, part),
-            (_, CFB_DECRYPT) => chunk::<2, CFB_DECRYPT>(r, keys, registers, part),
-            (_, _) => chunk::<2, MAC>(r, keys, registers, part),
+            (2, CBC) => chunk::<2, CBC>(r, keys, registers, part),
+            (2, CFB_ENCRYPT) => chunk::<2, CFB_ENCRYPT>(r, keys, registers, part),
+            (2, CFB_DECRYPT) => chunk::<2, CFB_DECRYPT>(r, keys, registers, part),
+            (2, _) => chunk::<2, MAC>(r, keys, registers, part),
+            (3, CBC) => chunk::<3, CBC>(r, keys, registers, part),
+            (3, CFB_ENCRYPT) => chunk::<3, CFB_ENCRYPT>(r, keys, registers, part),
+            (3, CFB_DECRYPT) => chunk::<3, CFB_DECRYPT>(r, keys, registers, part),
+            (3, _) => chunk::<3, MAC>(r, keys, registers, part),
+            (_, CBC) => chunk::<4, CBC>(r, keys, registers, part),
+            (_, CFB_ENCRYPT) => chunk::<4, CFB_ENCRYPT>(r, keys, registers, part),
+            (_, CFB_DECRYPT) => chunk::<4, CFB_DECRYPT>(r, keys, registers, part),
+            (_, _) => chunk::<4, MAC>(r, keys, registers, part),
         }
     }
 }
