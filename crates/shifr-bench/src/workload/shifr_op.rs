@@ -345,9 +345,11 @@ fn block_op<C: KeyInit + 'static>(
         Mode::CtrAcpkm => BlockOp::boxed(c, backend, iv, move |c, iv, buf| {
             ctr_acpkm::apply_with_key_len(c, key_len, iv, section, buf)
         }),
-        Mode::Gost89Cfb if enc => Chained::boxed(c, backend, iv, Carry::Output, move |c, iv, buf| {
-            gost89::cfb_encrypt(c, iv, meshing, buf)
-        }),
+        Mode::Gost89Cfb if enc => {
+            Chained::boxed(c, backend, iv, Carry::Output, move |c, iv, buf| {
+                gost89::cfb_encrypt(c, iv, meshing, buf)
+            })
+        }
         Mode::Gost89Cfb => Chained::boxed(c, backend, iv, Carry::Input, move |c, iv, buf| {
             gost89::cfb_decrypt(c, iv, meshing, buf)
         }),
@@ -605,10 +607,26 @@ where
 }
 
 /// `register` becomes the last `register.len()` bytes of `register || text`.
+#[inline(always)]
 fn shift_in(register: &mut [u8], text: &[u8]) {
     let m = register.len();
     if text.len() >= m {
-        register.copy_from_slice(&text[text.len() - m..]);
+        let tail = &text[text.len() - m..];
+        // Fixed-size copies for the usual one-block registers: a slice copy of run-time length is
+        // a `memcpy` call, which would sit on the chain from one message to the next.
+        if let (Ok(r), Ok(t)) = (
+            <&mut [u8; 16]>::try_from(&mut *register),
+            <&[u8; 16]>::try_from(tail),
+        ) {
+            *r = *t;
+        } else if let (Ok(r), Ok(t)) = (
+            <&mut [u8; 8]>::try_from(&mut *register),
+            <&[u8; 8]>::try_from(tail),
+        ) {
+            *r = *t;
+        } else {
+            register.copy_from_slice(tail);
+        }
     } else {
         register.copy_within(text.len().., 0);
         register[m - text.len()..].copy_from_slice(text);
@@ -624,18 +642,16 @@ where
         let m = self.register.len();
         match self.carry {
             Carry::Input => {
-                self.next.copy_from_slice(&self.register);
+                shift_in(&mut self.next, &self.register);
                 shift_in(&mut self.next, buf);
             }
-            Carry::KeyStream if buf.len() >= m => {
-                self.next.copy_from_slice(&buf[buf.len() - m..]);
-            }
+            Carry::KeyStream if buf.len() >= m => shift_in(&mut self.next, buf),
             _ => {}
         }
         (self.step)(&self.cipher, &self.register, buf)?;
         match self.carry {
             Carry::Output => shift_in(&mut self.register, buf),
-            Carry::Input => self.register.copy_from_slice(&self.next),
+            Carry::Input => shift_in(&mut self.register, &self.next),
             // Whole blocks only: after a partial block the peers' key stream stands mid-block,
             // which no register can express; such a message restarts from the same register.
             Carry::KeyStream if buf.len() >= m && buf.len() % self.cipher.block_size() == 0 => {
