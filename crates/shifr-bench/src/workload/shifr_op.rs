@@ -654,7 +654,9 @@ where
             Carry::Input => shift_in(&mut self.register, &self.next),
             // Whole blocks only: after a partial block the peers' key stream stands mid-block,
             // which no register can express; such a message restarts from the same register.
-            Carry::KeyStream if buf.len() >= m && buf.len() % self.cipher.block_size() == 0 => {
+            Carry::KeyStream
+                if buf.len() >= m && buf.len().is_multiple_of(self.cipher.block_size()) =>
+            {
                 for (r, (k, c)) in self
                     .register
                     .iter_mut()
