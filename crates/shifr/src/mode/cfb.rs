@@ -35,9 +35,9 @@ fn check_params(n: usize, iv_len: usize, segment: usize) -> Result<()> {
 
 /// Encrypts `data` in place: register `iv` (`m >= n` bytes), segment `segment_bytes` (`1..=n`).
 ///
-/// CFB-128-style input (full-block segments, a one-block register, whole blocks) runs in a small
-/// inlined function: a one-block message is one `encrypt_blocks` call, longer ones are offered to
-/// the backend's chain kernel. Every other shape goes through `run`.
+/// A one-block CFB-128-style message (full-block segment, one-block register) runs in a small
+/// inlined function: one `encrypt_blocks` call. Every other shape goes through `run`, which offers
+/// whole blocks to the backend's chain kernel.
 #[inline]
 pub fn encrypt<C: BlockCipher + ?Sized>(
     c: &C,
@@ -46,26 +46,15 @@ pub fn encrypt<C: BlockCipher + ?Sized>(
     data: &mut [u8],
 ) -> Result<()> {
     let n = c.block_size();
-    if n != 0
-        && n <= MAX_BLOCK
-        && segment_bytes == n
-        && iv.len() == n
-        && data.len().is_multiple_of(n)
-    {
+    if n != 0 && n <= MAX_BLOCK && segment_bytes == n && iv.len() == n && data.len() == n {
+        // One block: `C = P ^ E(IV)` with one call of the backend's one-block path (cheaper than
+        // setting up a chain for a single step); `E(IV)` is key stream: wiped.
         let mut register = [0u8; MAX_BLOCK];
         register[..n].copy_from_slice(iv);
-        if data.len() == n {
-            // One block: `C = P ^ E(IV)` with one call of the backend's one-block path (cheaper
-            // than setting up a chain for a single step); `E(IV)` is key stream: wiped.
-            c.encrypt_blocks(&mut register[..n]);
-            xor_in_place(data, &register[..n]);
-            register[..n].zeroize();
-            return Ok(());
-        }
-        // The register holds the IV, then ciphertext: nothing to wipe.
-        if c.feedback_chain(&mut register[..n], Chain::CfbEncrypt(data)) {
-            return Ok(());
-        }
+        c.encrypt_blocks(&mut register[..n]);
+        xor_in_place(data, &register[..n]);
+        register[..n].zeroize();
+        return Ok(());
     }
     run(c, iv, segment_bytes, data, false)
 }

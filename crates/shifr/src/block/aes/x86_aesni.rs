@@ -182,7 +182,7 @@ fn lanes_group<const DEC: bool, const N: usize>(
 
 /// Loads the first 16 bytes of `b` (panics, never reads out of bounds, if `b` is shorter).
 #[inline(always)]
-fn load(b: &[u8]) -> __m128i {
+pub(super) fn load(b: &[u8]) -> __m128i {
     let b = &b[..16];
     // SAFETY: `b` is exactly 16 readable bytes and `loadu` has no alignment requirement.
     unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
@@ -190,7 +190,7 @@ fn load(b: &[u8]) -> __m128i {
 
 /// Stores `v` into the first 16 bytes of `b` (panics, never writes out of bounds, if shorter).
 #[inline(always)]
-fn store(b: &mut [u8], v: __m128i) {
+pub(super) fn store(b: &mut [u8], v: __m128i) {
     let b = &mut b[..16];
     // SAFETY: `b` is exactly 16 writable bytes and `storeu` has no alignment requirement.
     unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }

@@ -15,12 +15,11 @@
 //! branches on or indexes by data.
 
 use core::arch::x86_64::{
-    __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128, _mm_setzero_si128,
-    _mm_storeu_si128, _mm_xor_si128,
+    __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_setzero_si128, _mm_xor_si128,
 };
 
 use super::key_schedule::MAX_ROUND_KEYS;
-use super::x86_aesni::AesNi;
+use super::x86_aesni::{load, store, AesNi};
 
 type RoundKeys = [[u8; 16]; MAX_ROUND_KEYS];
 
@@ -151,20 +150,4 @@ fn chain<const NR: usize, const KIND: ChainKind>(
     }
     // For OFB `out` is key stream: the caller wipes the register.
     store(register, out);
-}
-
-/// Loads the first 16 bytes of `b` (panics, never reads out of bounds, if `b` is shorter).
-#[inline(always)]
-fn load(b: &[u8]) -> __m128i {
-    let b = &b[..16];
-    // SAFETY: `b` is exactly 16 readable bytes and `loadu` has no alignment requirement.
-    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
-}
-
-/// Stores `v` into the first 16 bytes of `b` (panics, never writes out of bounds, if shorter).
-#[inline(always)]
-fn store(b: &mut [u8], v: __m128i) {
-    let b = &mut b[..16];
-    // SAFETY: `b` is exactly 16 writable bytes and `storeu` has no alignment requirement.
-    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
 }

@@ -31,6 +31,7 @@ mod x86_avx512;
 
 use crate::block::{BlockCipher, Chain, KeyInit};
 use crate::cpu::{self, Backend};
+use crate::mode::ctr::fill_keystream;
 use crate::{util, Error, Result};
 use bitsliced::Keys;
 use soft::Schedule;
@@ -300,12 +301,8 @@ impl BlockCipher for Tdes {
         for chunk in data.chunks_mut(batch_blocks * 8) {
             let blocks = chunk.len().div_ceil(8);
             let ks = &mut keystream[..blocks.max(BITSLICE_MIN_BLOCKS) * 8];
-            let mut next = value;
-            for block in ks.chunks_exact_mut(8) {
-                block.copy_from_slice(&next.to_be_bytes());
-                next = next.wrapping_add(1);
-            }
-            self.crypt(ks, false);
+            // The counter advances by the blocks used, not by the padding enciphered beyond them.
+            fill_keystream(self, &mut value.to_be_bytes(), ks);
             util::xor_in_place(chunk, ks);
             used = used.max(ks.len());
             value = value.wrapping_add(blocks as u64);
