@@ -188,6 +188,18 @@ fn byte_mask(bytes: usize) -> u64 {
     }
 }
 
+/// Bytes `at..at + bytes` of `stream`, if it has them. The per-lane helpers of this module avoid
+/// closures: a closure handed to a generic function (`Option::and_then`, `array::from_fn`) does not
+/// get the kernel's target features, is then not inlined into it, and put a call, a `vzeroupper`
+/// and the spilling of every live vector register into each lane's load and store.
+#[inline(always)]
+fn part(stream: Option<&[u8]>, at: usize, bytes: usize) -> Option<&[u8]> {
+    match stream {
+        Some(s) => s.get(at..at + bytes),
+        None => None,
+    }
+}
+
 /// What a chunk of up to 32 streams shares.
 struct Kernel<'c> {
     c: &'c Consts,
@@ -203,19 +215,14 @@ impl Kernel<'_> {
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     fn load(&self, streams: &Feedback, g: usize, at: usize, blocks: usize) -> [__m512i; 16] {
         let bytes = 8 * blocks;
-        let rows: [__m512i; 16] = core::array::from_fn(|l| {
-            match streams
-                .stream(LANES * g + l)
-                .and_then(|s| s.get(at..at + bytes))
-            {
+        let mut rows = [_mm512_setzero_si512(); 16];
+        for (l, row) in rows.iter_mut().enumerate() {
+            if let Some(src) = part(streams.stream(LANES * g + l), at, bytes) {
                 // SAFETY: only the `bytes` bytes selected by the mask are read, all inside `src`.
-                Some(src) => _mm512_shuffle_epi8(
-                    unsafe { _mm512_maskz_loadu_epi8(byte_mask(bytes), src.as_ptr().cast()) },
-                    self.order,
-                ),
-                None => _mm512_setzero_si512(),
+                let v = unsafe { _mm512_maskz_loadu_epi8(byte_mask(bytes), src.as_ptr().cast()) };
+                *row = _mm512_shuffle_epi8(v, self.order);
             }
-        });
+        }
         transpose(rows)
     }
 
@@ -226,10 +233,11 @@ impl Kernel<'_> {
         let bytes = 8 * blocks;
         let rows = transpose(w);
         for (l, row) in rows.iter().enumerate() {
-            if let Some(dst) = streams
-                .stream_mut(LANES * g + l)
-                .and_then(|s| s.get_mut(at..at + bytes))
-            {
+            let dst = match streams.stream_mut(LANES * g + l) {
+                Some(s) => s.get_mut(at..at + bytes),
+                None => None,
+            };
+            if let Some(dst) = dst {
                 let out = _mm512_shuffle_epi8(*row, self.order);
                 // SAFETY: only the `bytes` bytes selected by the mask are written, all inside `dst`.
                 unsafe { _mm512_mask_storeu_epi8(dst.as_mut_ptr().cast(), byte_mask(bytes), out) };
@@ -289,20 +297,19 @@ impl Kernel<'_> {
         while done < blocks {
             let batch = (blocks - done).min(BATCH);
             let at = 8 * done;
-            let input: [[__m512i; 16]; G] =
-                core::array::from_fn(|g| self.load(streams, g, at, batch));
+            let mut input = [[_mm512_setzero_si512(); 16]; G];
+            for (g, input) in input.iter_mut().enumerate() {
+                *input = self.load(streams, g, at, batch);
+            }
             let mut output = [[_mm512_setzero_si512(); 16]; G];
             for j in 0..batch {
-                let mut state: [[__m512i; 2]; G] = core::array::from_fn(|g| {
-                    let (p0, p1) = (input[g][2 * j], input[g][2 * j + 1]);
-                    match MODE {
-                        CBC | MAC => [
-                            _mm512_xor_si512(chain[g][0], p0),
-                            _mm512_xor_si512(chain[g][1], p1),
-                        ],
-                        _ => chain[g],
+                let mut state = chain;
+                if MODE == CBC || MODE == MAC {
+                    for (state, input) in state.iter_mut().zip(&input) {
+                        state[0] = _mm512_xor_si512(state[0], input[2 * j]);
+                        state[1] = _mm512_xor_si512(state[1], input[2 * j + 1]);
                     }
-                });
+                }
                 rounds::<G, false>(&mut state, &round_keys, self.c);
                 for g in 0..G {
                     // The rounds end without the last swap: the a_0 word is in state[g][1].
