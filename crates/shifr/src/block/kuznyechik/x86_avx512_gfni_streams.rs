@@ -17,7 +17,7 @@ use core::arch::x86_64::{
 
 use super::aes_field::gfni_constants;
 use super::x86_avx512_gfni::{
-    gather_keys, linear_xor, load_registers, substitute, GfniKeys, Registers,
+    cipher_keys, gather_keys, linear_xor, load_registers, substitute, GfniKeys, Registers,
 };
 use crate::block::Feedback;
 
@@ -141,10 +141,10 @@ fn chunk<const V: usize, const MODE: u8>(
             .map_or(&[[0u8; 16]; 10], |k| &k.keys)
     };
     let round_keys: [[__m512i; 10]; V] = core::array::from_fn(|v| {
-        core::array::from_fn(|i| {
+        cipher_keys::<true>(core::array::from_fn(|i| {
             let lane = |l: usize| &pick(PER_VECTOR * v + l)[i];
             gather_keys([lane(0), lane(1), lane(2), lane(3)])
-        })
+        }))
     });
     let to_basis = |x: __m512i| _mm512_gf2p8affine_epi64_epi8::<0>(x, r.to_aes);
     let from_basis = |x: __m512i| _mm512_gf2p8affine_epi64_epi8::<0>(x, r.from_aes);
