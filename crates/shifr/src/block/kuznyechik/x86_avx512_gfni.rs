@@ -234,26 +234,73 @@ pub(super) fn linear_xor(x: __m512i, r: &Registers, folded: __m512i) -> __m512i 
     step(0, rot::<4>(s))
 }
 
-/// Ten rounds on four blocks: encryption `X[K10] LSX[K9]..LSX[K1]`, or decryption
-/// `X[K1] (S^-1 L^-1 X)[K2]..[K10]`. `k` holds the round keys in the AES-field basis, as
-/// [`cipher_keys`] lays them out.
+/// Ten rounds on `N` registers of four blocks, in the AES-field basis, register `v` under the keys
+/// `k[v]` (laid out by [`cipher_keys`]): encryption `X[K10] LSX[K9]..LSX[K1]`, or decryption
+/// `X[K1] (S^-1 L^-1 X)[K2]..[K10]`. Round by round over all registers, so that their independent
+/// chains overlap (one register alone waits on the latency of each round).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn cipher<const ENCRYPT: bool>(x: __m512i, r: &Registers, k: &[__m512i; 10]) -> __m512i {
-    let mut x = _mm512_gf2p8affine_epi64_epi8::<0>(x, r.to_aes);
+pub(super) fn rounds<const ENCRYPT: bool, const N: usize>(
+    x: &mut [__m512i; N],
+    r: &Registers,
+    k: &[[__m512i; 10]; N],
+) {
     if ENCRYPT {
-        x = _mm512_xor_si512(x, k[0]);
-        for key in &k[1..] {
-            x = linear_xor(substitute(x, &r.sbox), r, *key);
+        for (x, k) in x.iter_mut().zip(k) {
+            *x = _mm512_xor_si512(*x, k[0]);
+        }
+        for i in 1..10 {
+            for (x, k) in x.iter_mut().zip(k) {
+                *x = linear_xor(substitute(*x, &r.sbox), r, k[i]);
+            }
         }
     } else {
-        x = _mm512_xor_si512(x, k[9]);
-        for key in k[..9].iter().rev() {
-            let zero = _mm512_set1_epi8(0);
-            x = _mm512_xor_si512(substitute(linear_xor(x, r, zero), &r.sbox), *key);
+        for (x, k) in x.iter_mut().zip(k) {
+            *x = _mm512_xor_si512(*x, k[9]);
+        }
+        let zero = _mm512_set1_epi8(0);
+        for i in (0..9).rev() {
+            for (x, k) in x.iter_mut().zip(k) {
+                *x = _mm512_xor_si512(substitute(linear_xor(*x, r, zero), &r.sbox), k[i]);
+            }
         }
     }
-    _mm512_gf2p8affine_epi64_epi8::<0>(x, r.from_aes)
+}
+
+/// [`rounds`] on blocks in the wire basis: mapped into the AES-field basis and back.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn cipher<const ENCRYPT: bool, const N: usize>(
+    x: &mut [__m512i; N],
+    r: &Registers,
+    k: &[[__m512i; 10]; N],
+) {
+    for v in x.iter_mut() {
+        *v = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.to_aes);
+    }
+    rounds::<ENCRYPT, N>(x, r, k);
+    for v in x.iter_mut() {
+        *v = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
+    }
+}
+
+/// The `N` registers of `data` (at most `64 * N` bytes, the last register possibly partial) through
+/// [`cipher`].
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn cipher_bytes<const ENCRYPT: bool, const N: usize>(
+    data: &mut [u8],
+    r: &Registers,
+    k: &[[__m512i; 10]; N],
+) {
+    let mut x = [_mm512_set1_epi8(0); N];
+    for (v, chunk) in x.iter_mut().zip(data.chunks(VECTOR)) {
+        *v = load_partial(chunk);
+    }
+    cipher::<ENCRYPT, N>(&mut x, r, k);
+    for (v, chunk) in x.iter().zip(data.chunks_mut(VECTOR)) {
+        store_partial(chunk, *v);
+    }
 }
 
 /// The mask selecting the first `bytes` bytes of a register (`bytes <= 64`).
@@ -298,22 +345,16 @@ fn blocks<const ENCRYPT: bool>(keys: &[[u8; 16]; 10], data: &mut [u8]) {
     let k = cipher_keys::<ENCRYPT>(core::array::from_fn(|i| broadcast_block(&keys[i])));
     let mut groups = data.chunks_exact_mut(VECTOR * INTERLEAVE);
     for group in &mut groups {
-        let mut x = [_mm512_set1_epi8(0); INTERLEAVE];
-        for (v, chunk) in x.iter_mut().zip(group.chunks_exact(VECTOR)) {
-            // SAFETY: `chunk` is 64 readable bytes; `loadu` has no alignment requirement.
-            *v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
-        }
-        for v in x.iter_mut() {
-            *v = cipher::<ENCRYPT>(*v, &r, &k);
-        }
-        for (v, chunk) in x.iter().zip(group.chunks_exact_mut(VECTOR)) {
-            // SAFETY: `chunk` is 64 writable bytes; `storeu` has no alignment requirement.
-            unsafe { _mm512_storeu_si512(chunk.as_mut_ptr().cast(), *v) };
-        }
+        cipher_bytes::<ENCRYPT, INTERLEAVE>(group, &r, &[k; INTERLEAVE]);
     }
-    for chunk in groups.into_remainder().chunks_mut(VECTOR) {
-        let v = cipher::<ENCRYPT>(load_partial(chunk), &r, &k);
-        store_partial(chunk, v);
+    let rest = groups.into_remainder();
+    match rest.len().div_ceil(VECTOR) {
+        0 => {}
+        1 => cipher_bytes::<ENCRYPT, 1>(rest, &r, &[k]),
+        2 => cipher_bytes::<ENCRYPT, 2>(rest, &r, &[k; 2]),
+        3 => cipher_bytes::<ENCRYPT, 3>(rest, &r, &[k; 3]),
+        // Up to 15 blocks: a short fourth register.
+        _ => cipher_bytes::<ENCRYPT, INTERLEAVE>(rest, &r, &[k; INTERLEAVE]),
     }
 }
 
@@ -322,20 +363,34 @@ fn lanes_all<const ENCRYPT: bool>(keys: &[&GfniKeys], blocks: &mut [u8]) {
     let count = keys.len().min(blocks.len() / 16);
     let blocks = &mut blocks[..16 * count];
     let r = load_registers(gfni_constants(), ENCRYPT);
-    for (group, chunk) in keys.chunks(4).zip(blocks.chunks_mut(VECTOR)) {
-        // A short last group repeats its first cipher in the unused lanes, which are not stored.
-        let pick = |lane: usize| group.get(lane).unwrap_or(&group[0]);
-        let k = cipher_keys::<ENCRYPT>(core::array::from_fn(|i| {
-            gather_keys([
-                &pick(0).keys[i],
-                &pick(1).keys[i],
-                &pick(2).keys[i],
-                &pick(3).keys[i],
-            ])
-        }));
-        let v = cipher::<ENCRYPT>(load_partial(chunk), &r, &k);
-        store_partial(chunk, v);
+    let per_pass = 4 * INTERLEAVE;
+    for (keys, chunk) in keys.chunks(per_pass).zip(blocks.chunks_mut(16 * per_pass)) {
+        match keys.len().div_ceil(4) {
+            1 => lanes_pass::<ENCRYPT, 1>(keys, chunk, &r),
+            2 => lanes_pass::<ENCRYPT, 2>(keys, chunk, &r),
+            3 => lanes_pass::<ENCRYPT, 3>(keys, chunk, &r),
+            _ => lanes_pass::<ENCRYPT, 4>(keys, chunk, &r),
+        }
     }
+}
+
+/// Up to `4 * N` blocks of `chunk`, block `i` under `keys[i]`, in `N` registers.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn lanes_pass<const ENCRYPT: bool, const N: usize>(
+    keys: &[&GfniKeys],
+    chunk: &mut [u8],
+    r: &Registers,
+) {
+    // Lanes past the last block repeat the first cipher; they are not stored.
+    let pick = |lane: usize| keys.get(lane).unwrap_or(&keys[0]);
+    let k: [[__m512i; 10]; N] = core::array::from_fn(|v| {
+        cipher_keys::<ENCRYPT>(core::array::from_fn(|i| {
+            let lane = |l: usize| &pick(4 * v + l).keys[i];
+            gather_keys([lane(0), lane(1), lane(2), lane(3)])
+        }))
+    });
+    cipher_bytes::<ENCRYPT, N>(chunk, r, &k);
 }
 
 /// One stage of the in-lane 16x16 byte transpose: pairs registers whose indices differ in bit `P`

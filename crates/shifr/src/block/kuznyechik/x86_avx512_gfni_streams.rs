@@ -18,7 +18,7 @@ use core::arch::x86_64::{
 
 use super::aes_field::gfni_constants;
 use super::x86_avx512_gfni::{
-    cipher_keys, gather_keys, linear_xor, load_registers, substitute, GfniKeys, Registers,
+    cipher_keys, gather_keys, load_registers, rounds, GfniKeys, Registers,
 };
 use crate::block::Feedback;
 
@@ -174,20 +174,14 @@ fn chunk<const V: usize, const MODE: u8>(
         let at = 16 * b;
         let mut input = [zero; V];
         let mut x = chain;
-        // X[K_1], then LSX[K_i] for i = 2..10, the registers side by side.
         for v in 0..V {
             let data = load4(streams, PER_VECTOR * v, at);
             input[v] = _mm512_gf2p8affine_epi64_epi8::<0>(data, r.to_aes);
             if MODE == CBC || MODE == MAC {
                 x[v] = _mm512_xor_si512(x[v], input[v]);
             }
-            x[v] = _mm512_xor_si512(x[v], round_keys[v][0]);
         }
-        for i in 1..10 {
-            for (x, k) in x.iter_mut().zip(&round_keys) {
-                *x = linear_xor(substitute(*x, &r.sbox), r, k[i]);
-            }
-        }
+        rounds::<true, V>(&mut x, r, &round_keys);
         for v in 0..V {
             let out = match MODE {
                 CBC | MAC => x[v],
