@@ -11,7 +11,8 @@
 //!   `GF2P8MULB` by the mapped diagonals, and the four partial sums folded Horner-wise with three
 //!   more rotations by four bytes; eight three-input XORs (`VPTERNLOGQ`) add the products and the
 //!   round key, which enters the innermost partial sum pre-rotated ([`fold_key`]). Six shuffles per
-//!   round instead of one byte broadcast per column.
+//!   round instead of one byte broadcast per column. Up to four registers run round by round side
+//!   by side ([`rounds`]), so that their latency chains overlap.
 //! - `GF2P8AFFINEQB` maps blocks into the basis on load and back on store; round keys are mapped once at
 //!   key setup.
 //!
@@ -200,11 +201,11 @@ fn rot<const K: i32>(x: __m512i) -> __m512i {
 /// steps of the Horner sum carry back to `rot_12(rot_4(k)) = k`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(super) fn fold_key(k: __m512i) -> __m512i {
+fn fold_key(k: __m512i) -> __m512i {
     rot::<4>(k)
 }
 
-/// The keys of [`cipher`]: encryption adds `keys[0]` as it is and the others through [`linear_xor`],
+/// The keys of [`rounds`]: encryption adds `keys[0]` as it is and the others through [`linear_xor`],
 /// so those are folded; decryption adds every key as it is.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
