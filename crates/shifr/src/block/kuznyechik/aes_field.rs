@@ -20,10 +20,10 @@ pub(crate) struct GfniConstants {
     pub(crate) sbox: [u8; 256],
     /// `phi . pi^-1 . phi^-1`.
     pub(crate) sbox_inv: [u8; 256],
-    /// `l_columns[j] = phi(L(e_j))`: byte `i` multiplies block byte `j` into output byte `i` (wire order).
-    pub(crate) l_columns: [[u8; 16]; 16],
+    /// L in the diagonal form of the lane-per-block kernel, see [`diagonals`].
+    pub(crate) l_diagonals: [[u8; 16]; 16],
     /// The same for `L^-1`.
-    pub(crate) l_inv_columns: [[u8; 16]; 16],
+    pub(crate) l_inv_diagonals: [[u8; 16]; 16],
     /// `phi` of the coefficients of `l` (RFC 7801 §4.2), in wire order, for `L = R^16`.
     pub(crate) l_coeffs: [u8; 16],
     /// `GF2P8AFFINEQB` matrix of `phi`.
@@ -163,6 +163,25 @@ fn affine_matrix(f: impl Fn(u8) -> u8) -> u64 {
     matrix
 }
 
+/// A linear map given by its `columns` (as [`columns`] builds them) in baby-step giant-step
+/// diagonal form. With `rot_k(x)_i = x_{(i + k) mod 16}` (a byte rotation of the block towards byte 0)
+/// and the diagonals `D_k[i] = M[i][(i + k) mod 16]` of the matrix `M[i][j] = columns[j][i]`,
+/// `M x = XOR_k D_k * rot_k(x)`. Splitting `k = 4g + b` and moving `rot_4g` out of each group,
+/// `M x = XOR_g rot_4g(XOR_b E_{4g+b} * rot_b(x))` with `E_{4g+b} = rot_-4g(D_{4g+b})`, which this
+/// returns at index `4g + b`: three byte rotations of `x` (b = 1, 2, 3) and three dword rotations of
+/// partial sums replace one byte broadcast per column.
+pub(crate) fn diagonals(columns: &[[u8; 16]; 16]) -> [[u8; 16]; 16] {
+    core::array::from_fn(|k| {
+        let (g, b) = (k / 4, k % 4);
+        core::array::from_fn(|i| {
+            let row = (i + 16 - 4 * g) % 16;
+            columns[(row + 4 * g + b) % 16][row]
+        })
+    })
+}
+
+/// `phi(f(e_j))` for every unit block `e_j`: byte `i` of column `j` multiplies block byte `j` into
+/// output byte `i` (wire order).
 fn columns(iso: &Isomorphism, linear: fn(&[u8; 16]) -> [u8; 16]) -> [[u8; 16]; 16] {
     core::array::from_fn(|j| {
         let mut unit = [0u8; 16];
@@ -181,8 +200,8 @@ pub(crate) fn gfni_constants() -> &'static GfniConstants {
             spread: Spread::new(&l_columns),
             sbox: core::array::from_fn(|x| iso.phi(PI[iso.phi_inv(x as u8) as usize])),
             sbox_inv: core::array::from_fn(|x| iso.phi(PI_INV[iso.phi_inv(x as u8) as usize])),
-            l_columns,
-            l_inv_columns: columns(&iso, transform_l_inv),
+            l_diagonals: diagonals(&l_columns),
+            l_inv_diagonals: diagonals(&columns(&iso, transform_l_inv)),
             l_coeffs: L_COEFFS.map(|c| iso.phi(c)),
             to_aes: affine_matrix(|x| iso.phi(x)),
             from_aes: affine_matrix(|x| iso.phi_inv(x)),
@@ -269,6 +288,44 @@ mod tests {
         assert_eq!(back, mapped);
     }
 
+    /// `rot_k` of [`diagonals`]: byte `i` of the result is byte `(i + k) mod 16` of `x`.
+    fn rot(x: &[u8; 16], k: usize) -> [u8; 16] {
+        core::array::from_fn(|i| x[(i + k) % 16])
+    }
+
+    #[test]
+    fn diagonal_form_computes_l_and_its_inverse() {
+        // Evaluated byte by byte as the lane-per-block kernel does, in the phi basis: the baby
+        // rotations, the products, and the giant rotations of the four partial sums.
+        let iso = Isomorphism::new();
+        let c = gfni_constants();
+        let forms = [
+            (&c.l_diagonals, transform_l as fn(&[u8; 16]) -> [u8; 16]),
+            (&c.l_inv_diagonals, transform_l_inv),
+        ];
+        for (diagonals, reference) in forms {
+            for seed in 0..32u8 {
+                let x: [u8; 16] =
+                    core::array::from_fn(|i| (i as u8 ^ seed).wrapping_mul(167).wrapping_add(seed));
+                let mapped = x.map(|b| iso.phi(b));
+                let mut sum = [0u8; 16];
+                for g in 0..4 {
+                    let mut part = [0u8; 16];
+                    for b in 0..4 {
+                        let y = rot(&mapped, b);
+                        for i in 0..16 {
+                            part[i] ^= aes_mul(diagonals[4 * g + b][i], y[i]);
+                        }
+                    }
+                    for (s, p) in sum.iter_mut().zip(rot(&part, 4 * g)) {
+                        *s ^= p;
+                    }
+                }
+                assert_eq!(sum.map(|b| iso.phi_inv(b)), reference(&x), "{seed}");
+            }
+        }
+    }
+
     #[test]
     fn mapped_round_matches_reference_round() {
         // L(S(x)) computed in the phi basis with the mapped tables equals the reference transforms.
@@ -277,7 +334,7 @@ mod tests {
         let x: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0xa5);
         let s = x.map(|b| c.sbox[iso.phi(b) as usize]);
         let mut y = [0u8; 16];
-        for (j, column) in c.l_columns.iter().enumerate() {
+        for (j, column) in columns(&iso, transform_l).iter().enumerate() {
             for (out, &coeff) in y.iter_mut().zip(column) {
                 *out ^= aes_mul(coeff, s[j]);
             }

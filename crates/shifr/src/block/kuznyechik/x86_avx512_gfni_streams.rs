@@ -12,12 +12,13 @@
 
 use core::arch::x86_64::{
     __m512i, _mm512_castsi128_si512, _mm512_extracti32x4_epi32, _mm512_gf2p8affine_epi64_epi8,
-    _mm512_inserti32x4, _mm512_xor_si512, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128,
+    _mm512_inserti32x4, _mm512_setzero_si512, _mm512_xor_si512, _mm_loadu_si128, _mm_setzero_si128,
+    _mm_storeu_si128,
 };
 
 use super::aes_field::gfni_constants;
 use super::x86_avx512_gfni::{
-    gather_keys, linear_xor, load_registers, substitute, GfniKeys, Registers,
+    cipher_keys, gather_keys, load_registers, rounds, GfniKeys, Registers,
 };
 use crate::block::Feedback;
 
@@ -83,19 +84,34 @@ fn feedback_all(keys: &[&GfniKeys], registers: &mut [u8], mut run: Feedback<'_, 
     }
 }
 
-/// Block `at..at + 16` of four streams, one per 128-bit lane; zero where a stream is missing.
+/// Block `at..at + 16` of stream `i`, if there is one. (The per-block helpers here avoid closures:
+/// a closure handed to a generic function such as `Option::and_then` or `array::from_fn` keeps this
+/// module's target features and then cannot be inlined into it, which put calls and `vzeroupper`s
+/// into every step.)
+#[inline(always)]
+fn block<'s>(streams: &'s Feedback, i: usize, at: usize) -> Option<&'s [u8]> {
+    match streams.stream(i) {
+        Some(s) => s.get(at..at + 16),
+        None => None,
+    }
+}
+
+/// Block `at..at + 16` of streams `first..first + 4`, one per 128-bit lane; zero where a stream is
+/// missing.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn load4(streams: [Option<&[u8]>; 4], at: usize) -> __m512i {
-    let lane = |l: usize| match streams[l].and_then(|s| s.get(at..at + 16)) {
-        // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
-        Some(block) => unsafe { _mm_loadu_si128(block.as_ptr().cast()) },
-        None => _mm_setzero_si128(),
-    };
-    let v = _mm512_castsi128_si512(lane(0));
-    let v = _mm512_inserti32x4::<1>(v, lane(1));
-    let v = _mm512_inserti32x4::<2>(v, lane(2));
-    _mm512_inserti32x4::<3>(v, lane(3))
+fn load4(streams: &Feedback, first: usize, at: usize) -> __m512i {
+    let mut lanes = [_mm_setzero_si128(); 4];
+    for (l, lane) in lanes.iter_mut().enumerate() {
+        if let Some(block) = block(streams, first + l, at) {
+            // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
+            *lane = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+        }
+    }
+    let v = _mm512_castsi128_si512(lanes[0]);
+    let v = _mm512_inserti32x4::<1>(v, lanes[1]);
+    let v = _mm512_inserti32x4::<2>(v, lanes[2]);
+    _mm512_inserti32x4::<3>(v, lanes[3])
 }
 
 /// Writes lane `l` of `v` to block `at..at + 16` of stream `first + l` of `streams`, for the
@@ -110,19 +126,15 @@ fn store4(streams: &mut Feedback, first: usize, at: usize, v: __m512i) {
         _mm512_extracti32x4_epi32::<3>(v),
     ];
     for (l, x) in lanes.into_iter().enumerate() {
-        if let Some(block) = streams
-            .stream_mut(first + l)
-            .and_then(|s| s.get_mut(at..at + 16))
-        {
+        let block = match streams.stream_mut(first + l) {
+            Some(s) => s.get_mut(at..at + 16),
+            None => None,
+        };
+        if let Some(block) = block {
             // SAFETY: `block` is 16 writable bytes; `storeu` has no alignment requirement.
             unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), x) };
         }
     }
-}
-
-/// Streams `first..first + 4` of `streams`, to read.
-fn four<'s>(streams: &'s Feedback, first: usize) -> [Option<&'s [u8]>; 4] {
-    core::array::from_fn(|l| streams.stream(first + l))
 }
 
 /// Every block of up to `4 * V` streams: `V` registers of four lanes.
@@ -141,41 +153,35 @@ fn chunk<const V: usize, const MODE: u8>(
             .map_or(&[[0u8; 16]; 10], |k| &k.keys)
     };
     let round_keys: [[__m512i; 10]; V] = core::array::from_fn(|v| {
-        core::array::from_fn(|i| {
+        cipher_keys::<true>(core::array::from_fn(|i| {
             let lane = |l: usize| &pick(PER_VECTOR * v + l)[i];
             gather_keys([lane(0), lane(1), lane(2), lane(3)])
-        })
+        }))
     });
-    let to_basis = |x: __m512i| _mm512_gf2p8affine_epi64_epi8::<0>(x, r.to_aes);
-    let from_basis = |x: __m512i| _mm512_gf2p8affine_epi64_epi8::<0>(x, r.from_aes);
-    let register = |lane: usize| registers.get(16 * lane..16 * lane + 16);
-    let mut chain: [__m512i; V] = core::array::from_fn(|v| {
-        to_basis(load4(
-            core::array::from_fn(|l| register(PER_VECTOR * v + l)),
-            0,
-        ))
-    });
+    // The chaining values, sixteen bytes per stream, as streams of one block.
+    let mut lanes: Vec<&mut [u8]> = registers.chunks_exact_mut(16).collect();
+    let mut lanes = Feedback::CbcEncrypt(&mut lanes);
+    let zero = _mm512_setzero_si512();
+    let mut chain = [zero; V];
+    for (v, chain) in chain.iter_mut().enumerate() {
+        *chain = _mm512_gf2p8affine_epi64_epi8::<0>(load4(&lanes, PER_VECTOR * v, 0), r.to_aes);
+    }
     let blocks = (0..keys.len())
         .find_map(|l| streams.stream_len(l))
         .unwrap_or(0)
         / 16;
     for b in 0..blocks {
         let at = 16 * b;
-        let input: [__m512i; V] =
-            core::array::from_fn(|v| to_basis(load4(four(streams, PER_VECTOR * v), at)));
-        let mut x: [__m512i; V] = core::array::from_fn(|v| match MODE {
-            CBC | MAC => _mm512_xor_si512(chain[v], input[v]),
-            _ => chain[v],
-        });
-        // X[K_1], then LSX[K_i] for i = 2..10, the registers side by side.
-        for (x, k) in x.iter_mut().zip(&round_keys) {
-            *x = _mm512_xor_si512(*x, k[0]);
-        }
-        for i in 1..10 {
-            for (x, k) in x.iter_mut().zip(&round_keys) {
-                *x = linear_xor(substitute(*x, &r.sbox), r, k[i]);
+        let mut input = [zero; V];
+        let mut x = chain;
+        for v in 0..V {
+            let data = load4(streams, PER_VECTOR * v, at);
+            input[v] = _mm512_gf2p8affine_epi64_epi8::<0>(data, r.to_aes);
+            if MODE == CBC || MODE == MAC {
+                x[v] = _mm512_xor_si512(x[v], input[v]);
             }
         }
+        rounds::<true, V>(&mut x, r, &round_keys);
         for v in 0..V {
             let out = match MODE {
                 CBC | MAC => x[v],
@@ -183,13 +189,13 @@ fn chunk<const V: usize, const MODE: u8>(
             };
             chain[v] = if MODE == CFB_DECRYPT { input[v] } else { out };
             if MODE != MAC {
-                store4(streams, PER_VECTOR * v, at, from_basis(out));
+                let out = _mm512_gf2p8affine_epi64_epi8::<0>(out, r.from_aes);
+                store4(streams, PER_VECTOR * v, at, out);
             }
         }
     }
-    let mut lanes: Vec<&mut [u8]> = registers.chunks_exact_mut(16).collect();
-    let mut lanes = Feedback::CbcEncrypt(&mut lanes);
     for (v, value) in chain.into_iter().enumerate() {
-        store4(&mut lanes, PER_VECTOR * v, 0, from_basis(value));
+        let value = _mm512_gf2p8affine_epi64_epi8::<0>(value, r.from_aes);
+        store4(&mut lanes, PER_VECTOR * v, 0, value);
     }
 }
