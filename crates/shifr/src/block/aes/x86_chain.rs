@@ -104,6 +104,10 @@ fn chain<const NR: usize, const KIND: ChainKind>(
     if count == 0 {
         return;
     }
+    if count == 1 {
+        one::<NR, KIND>(keys, register, blocks);
+        return;
+    }
     let mut k = [_mm_setzero_si128(); MAX_ROUND_KEYS];
     for (r, key) in k.iter_mut().zip(keys).take(NR + 1) {
         *r = load(key);
@@ -149,5 +153,45 @@ fn chain<const NR: usize, const KIND: ChainKind>(
         }
     }
     // For OFB `out` is key stream: the caller wipes the register.
+    store(register, out);
+}
+
+/// [`chain`] on exactly one block: the round keys are read by the rounds themselves instead of
+/// being loaded into registers first, which for a single step is a dozen loads (and a spill) of
+/// work for nothing. This is the whole of a one-block call made again and again with the register
+/// carried between calls (a stream of short messages), where the chaining value goes from
+/// `register` through the rounds and back to `register` with nothing else on its path.
+#[inline]
+#[target_feature(enable = "aes")]
+fn one<const NR: usize, const KIND: ChainKind>(
+    keys: &RoundKeys,
+    register: &mut [u8; 16],
+    mut blocks: Blocks<'_>,
+) {
+    let b = blocks.load(0);
+    let r = load(register);
+    // The block joins before the first round (CBC, MAC) or through the last round key (CFB: the
+    // last round ends with `^ K`, so `AESENCLAST(t, K_last ^ B) = E(R) ^ B`), never as an extra
+    // step after the rounds.
+    let mut t = if KIND == CBC_ENCRYPT || KIND == CBC_MAC {
+        _mm_xor_si128(r, _mm_xor_si128(b, load(&keys[0])))
+    } else {
+        _mm_xor_si128(r, load(&keys[0]))
+    };
+    for key in &keys[1..NR] {
+        t = _mm_aesenc_si128(t, load(key));
+    }
+    let last = if KIND == CFB_ENCRYPT {
+        _mm_xor_si128(load(&keys[NR]), b)
+    } else {
+        load(&keys[NR])
+    };
+    let out = _mm_aesenclast_si128(t, last);
+    match KIND {
+        // `out` is key stream: the caller wipes the register.
+        OFB => blocks.store(0, _mm_xor_si128(b, out)),
+        CBC_MAC => {}
+        _ => blocks.store(0, out),
+    }
     store(register, out);
 }
