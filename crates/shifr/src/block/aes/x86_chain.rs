@@ -69,7 +69,8 @@ impl Blocks<'_> {
 
 /// Runs the chain `kind` under `key` over the whole blocks of `blocks` (a partial block at the end
 /// is left alone) from `register`, leaving the next chaining value there.
-#[inline]
+// Always inlined: with the kind a constant at the call site the dispatch folds to the round count.
+#[inline(always)]
 pub(super) fn run(key: &AesNi, kind: ChainKind, register: &mut [u8; 16], blocks: Blocks<'_>) {
     let keys = key.enc_keys();
     // SAFETY (all twelve): an `AesNi` exists only if the CPU has AES-NI (`AesNi::new` checks it),
