@@ -4,7 +4,7 @@
 //! Each block needs the previous block's output, so these chains run at the latency of the AES
 //! rounds, not their throughput. The kernels therefore keep everything off the chain that can be:
 //! the round keys are loaded into registers once per call (a constant round count per kernel, so
-//! the rounds are unrolled), the chaining value never leaves its register between blocks, and the
+//! the rounds are unrolled; a one-block call reads them in its rounds instead, see `one`), the chaining value never leaves its register between blocks, and the
 //! XOR that joins the next block into the chain is folded into the last round's key: AESENCLAST
 //! ends with `^ K`, so `AESENCLAST(t, K_last ^ X) = E(...) ^ X` for the `X = P_next ^ K_0` (CBC,
 //! CBC-MAC), `X = P ^ K_0` (CFB) or `X = K_0` (OFB) that the next block's first round would add. That `X` does not
