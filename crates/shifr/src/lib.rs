@@ -23,6 +23,8 @@ pub mod mode;
 pub mod stream;
 pub mod util;
 #[cfg(target_arch = "x86_64")]
+mod x86_shift;
+#[cfg(target_arch = "x86_64")]
 mod x86_u128;
 
 pub use error::{Error, Result};

@@ -1,10 +1,49 @@
-//! Small helpers shared by the modes: XOR of byte slices and a constant-time comparison.
+//! Small helpers shared by the modes: XOR of byte slices, the shift of a feedback register and a
+//! constant-time comparison.
 
 /// `dst[i] ^= src[i]` for `i < min(dst.len(), src.len())`.
 #[inline]
 pub fn xor_in_place(dst: &mut [u8], src: &[u8]) {
     for (d, s) in dst.iter_mut().zip(src) {
         *d ^= *s;
+    }
+}
+
+/// `register` becomes the last `register.len()` bytes of `register || text`: the shift register of
+/// CBC and CFB after `text` (ciphertext) has gone through it.
+#[inline]
+pub(crate) fn shift_in(register: &mut [u8], text: &[u8]) {
+    let m = register.len();
+    if text.len() >= m {
+        let tail = &text[text.len() - m..];
+        // One 16-byte copy for the usual one-block register: a slice copy of run-time length is a
+        // `memcpy` call, and a register written piecewise and then read whole waits for the
+        // pieces (no store forwarding).
+        if let (Ok(r), Ok(t)) = (
+            <&mut [u8; 16]>::try_from(&mut *register),
+            <&[u8; 16]>::try_from(tail),
+        ) {
+            *r = *t;
+        } else {
+            register.copy_from_slice(tail);
+        }
+    } else {
+        register.copy_within(text.len().., 0);
+        register[m - text.len()..].copy_from_slice(text);
+    }
+}
+
+/// `r` shifted one byte towards the front with `byte` appended: one step of CFB8's register. On
+/// x86-64 the new register is made in a vector register and written with one 16-byte store, so
+/// that a 16-byte read of it right after is served from the store (a register written as several
+/// smaller stores and then read whole is not, and the read waits for the stores to reach the cache).
+#[inline(always)]
+pub(crate) fn shift_byte_in(r: &mut [u8; 16], byte: u8) {
+    #[cfg(target_arch = "x86_64")]
+    crate::x86_shift::shift_byte_in(r, byte);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        *r = ((u128::from_be_bytes(*r) << 8) | u128::from(byte)).to_be_bytes();
     }
 }
 
@@ -32,6 +71,33 @@ mod tests {
         assert!(!ct_eq(b"abc", b"abd"));
         assert!(!ct_eq(b"abc", b"ab"));
         assert!(ct_eq(b"", b""));
+    }
+
+    #[test]
+    fn shift_in_keeps_the_last_register_bytes() {
+        let mut r = [1u8, 2, 3, 4];
+        shift_in(&mut r, &[9]);
+        assert_eq!(r, [2, 3, 4, 9]);
+        shift_in(&mut r, &[5, 6, 7, 8, 10, 11]);
+        assert_eq!(r, [7, 8, 10, 11]);
+        shift_in(&mut r, &[]);
+        assert_eq!(r, [7, 8, 10, 11]);
+        let mut block = [0u8; 16];
+        let text: Vec<u8> = (0..20).collect();
+        shift_in(&mut block, &text);
+        assert_eq!(block[..], text[4..]);
+    }
+
+    #[test]
+    fn shift_byte_in_appends_one_byte() {
+        let mut r: [u8; 16] = core::array::from_fn(|i| i as u8 + 1);
+        shift_byte_in(&mut r, 0xaa);
+        let want: [u8; 16] = core::array::from_fn(|i| if i == 15 { 0xaa } else { i as u8 + 2 });
+        assert_eq!(r, want);
+        let mut s = r;
+        shift_in(&mut s, &[0x55]);
+        shift_byte_in(&mut r, 0x55);
+        assert_eq!(r, s);
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! cmac crates
 //! and against the portable backend: all three key sizes, lengths around one block and several
 //! KiB, misaligned buffers, messages fed to OMAC in pieces, and the hook called directly with a
-//! register that must come back as the next chaining value.
+//! register that must come back as the next chaining value. Also the chained mode calls
+//! (`cbc::encrypt_chained`, `cfb::encrypt_chained`, `ofb::apply_chained`): against RustCrypto's
+//! streaming contexts, in pieces equal to one call, and their refusals.
 
 mod support;
 
@@ -286,5 +288,196 @@ fn feedback_chain_continues_and_refuses_what_it_cannot_run() {
             assert!(!aes.feedback_chain(&mut short, Chain::CfbEncrypt(&mut data[..16])));
             assert!(short == iv[..8] && data == pt[..17]);
         }
+    }
+}
+
+fn rc_cfb8(key: &[u8], iv: &[u8], data: &mut [u8]) {
+    macro_rules! run {
+        ($c:ty) => {{
+            let mut e = ::cfb8::Encryptor::<$c>::new_from_slices(key, iv).unwrap();
+            for b in data.chunks_exact_mut(1) {
+                e.encrypt_block_mut(GenericArray::from_mut_slice(b));
+            }
+        }};
+    }
+    match key.len() {
+        16 => run!(aes::Aes128),
+        24 => run!(aes::Aes192),
+        _ => run!(aes::Aes256),
+    }
+}
+
+/// The chained calls of each mode, as `(name, segment, call)`; the segment is the unit that every
+/// piece but the last must be a whole number of.
+type ChainedCall = fn(&Aes, &mut [u8], &mut [u8]) -> shifr::Result<()>;
+const CHAINED: [(&str, usize, ChainedCall); 4] = [
+    ("cbc", 16, |c, iv, d| cbc::encrypt_chained(c, iv, d)),
+    ("cfb", 16, |c, iv, d| cfb::encrypt_chained(c, iv, 16, d)),
+    ("cfb8", 1, |c, iv, d| cfb::encrypt_chained(c, iv, 1, d)),
+    ("ofb", 16, |c, iv, d| ofb::apply_chained(c, iv, d)),
+];
+
+/// RustCrypto's streaming context for `name` over the whole of `data`.
+fn rc_chained(name: &str, key: &[u8], iv: &[u8], data: &mut [u8]) {
+    match name {
+        "cbc" => rc_cbc(key, iv, data),
+        "cfb" => rc_cfb(key, iv, data),
+        "cfb8" => rc_cfb8(key, iv, data),
+        _ => rc_ofb(key, iv, data),
+    }
+}
+
+/// Splits `len` into pieces that are whole segments except the last: random lengths of 0 to 3
+/// blocks (one-block pieces often, the latency path), then the rest.
+fn pieces(len: usize, segment: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut left = len;
+    let mut seed = random_bytes(64).into_iter().cycle();
+    while left > 0 && out.len() < 40 {
+        let r = usize::from(seed.next().unwrap_or(0));
+        let take = match r % 4 {
+            0 => 16,
+            1 => 0,
+            _ => r % 48 / segment * segment,
+        }
+        .min(left / segment * segment);
+        out.push(take);
+        left -= take;
+    }
+    out.push(left);
+    out
+}
+
+#[test]
+fn chained_calls_match_rustcrypto_streams_and_one_call() {
+    for key_len in [16, 24, 32] {
+        for &len in LENGTHS {
+            let (key, iv, pt) = (random_bytes(key_len), random_bytes(16), random_bytes(len));
+            for (name, segment, call) in CHAINED {
+                if name == "cbc" && len % 16 != 0 {
+                    continue;
+                }
+                let mut theirs = pt.clone();
+                rc_chained(name, &key, &iv, &mut theirs);
+                for backend in backends() {
+                    let aes = Aes::with_backend(&key, backend).unwrap();
+                    let what = format!("{name} {backend:?} {key_len} {len}");
+                    // One call, misaligned: RustCrypto's output, and the register it leaves
+                    // continues the stream (checked by a second call on one more block).
+                    let mut buf = shifted(&pt, 3);
+                    let mut reg = iv.clone();
+                    call(&aes, &mut reg, &mut buf[3..]).unwrap();
+                    assert!(buf[3..] == theirs[..], "{what}");
+                    if len % segment == 0 {
+                        let more = random_bytes(16);
+                        let mut whole = [pt.clone(), more.clone()].concat();
+                        rc_chained(name, &key, &iv, &mut whole);
+                        let mut next = more.clone();
+                        call(&aes, &mut reg, &mut next).unwrap();
+                        assert!(next[..] == whole[len..], "{what} continued");
+                    }
+                    // In pieces: the same as one call.
+                    let mut parts = pt.clone();
+                    let mut reg = iv.clone();
+                    let mut rest = &mut parts[..];
+                    for take in pieces(len, segment) {
+                        let (part, tail) = rest.split_at_mut(take);
+                        call(&aes, &mut reg, part).unwrap();
+                        rest = tail;
+                    }
+                    assert!(parts == theirs, "{what} in pieces");
+                }
+            }
+        }
+    }
+}
+
+/// Registers the chain kernels do not take (GOST's `m = z n`, CFB with a longer register) and the
+/// portable backend go through the general code: pieces still equal one call of the unchained
+/// mode, and the register after a call is the documented one.
+#[test]
+fn chained_calls_with_long_registers_continue_like_one_call() {
+    let aes = Aes::new(&random_bytes(16)).unwrap();
+    let iv = random_bytes(48);
+    let pt = random_bytes(16 * 11 + 5);
+    let blocks = pt.len() / 16 * 16;
+    for z in [2usize, 3] {
+        let iv = &iv[..16 * z];
+        let mut one = pt[..blocks].to_vec();
+        cbc::encrypt(&aes, iv, &mut one).unwrap();
+        let (mut parts, mut reg) = (pt[..blocks].to_vec(), iv.to_vec());
+        for part in parts.chunks_mut(16 * (z + 1)) {
+            cbc::encrypt_chained(&aes, &mut reg, part).unwrap();
+        }
+        assert_eq!(parts, one, "cbc z={z}");
+        assert_eq!(reg[..], one[blocks - 16 * z..], "cbc z={z} register");
+
+        let mut one = pt.clone();
+        ofb::apply(&aes, iv, &mut one).unwrap();
+        let (mut parts, mut reg) = (pt.clone(), iv.to_vec());
+        for part in parts.chunks_mut(16 * (z + 1)) {
+            ofb::apply_chained(&aes, &mut reg, part).unwrap();
+        }
+        assert_eq!(parts, one, "ofb z={z}");
+
+        for segment in [16, 5, 1] {
+            let mut one = pt.clone();
+            cfb::encrypt(&aes, iv, segment, &mut one).unwrap();
+            let (mut parts, mut reg) = (pt.clone(), iv.to_vec());
+            for part in parts.chunks_mut(segment * 7) {
+                cfb::encrypt_chained(&aes, &mut reg, segment, part).unwrap();
+            }
+            assert_eq!(parts, one, "cfb z={z} s={segment}");
+            let ct = [iv, &one[..]].concat();
+            assert_eq!(
+                reg[..],
+                ct[ct.len() - 16 * z..],
+                "cfb z={z} s={segment} register"
+            );
+        }
+    }
+}
+
+#[test]
+fn chained_calls_refuse_bad_shapes_and_change_nothing() {
+    let aes = Aes::new(&[7u8; 16]).unwrap();
+    for iv_len in [0usize, 8, 17, 31] {
+        let mut iv = vec![1u8; iv_len];
+        let mut data = vec![2u8; 32];
+        assert!(cbc::encrypt_chained(&aes, &mut iv, &mut data).is_err());
+        assert!(ofb::apply_chained(&aes, &mut iv, &mut data).is_err());
+        if iv_len < 16 {
+            assert!(cfb::encrypt_chained(&aes, &mut iv, 16, &mut data).is_err());
+        }
+        assert_eq!((iv, data), (vec![1u8; iv_len], vec![2u8; 32]));
+    }
+    let mut iv = vec![1u8; 16];
+    let mut data = vec![2u8; 17];
+    assert!(cbc::encrypt_chained(&aes, &mut iv, &mut data).is_err());
+    for segment in [0, 17] {
+        assert!(cfb::encrypt_chained(&aes, &mut iv, segment, &mut data).is_err());
+    }
+    assert_eq!((iv, data), (vec![1u8; 16], vec![2u8; 17]));
+}
+
+/// The 8-byte-register CFB8 path (3DES) against RustCrypto's cfb8 over des, in pieces.
+#[test]
+fn chained_cfb8_on_a_64_bit_block_matches_rustcrypto() {
+    use shifr::block::tdes::Tdes;
+    for len in [0usize, 1, 7, 8, 9, 100] {
+        let (key, iv, pt) = (random_bytes(24), random_bytes(8), random_bytes(len));
+        let mut theirs = pt.clone();
+        let mut e = ::cfb8::Encryptor::<des::TdesEde3>::new_from_slices(&key, &iv).unwrap();
+        for b in theirs.chunks_exact_mut(1) {
+            e.encrypt_block_mut(GenericArray::from_mut_slice(b));
+        }
+        let tdes = Tdes::new(&key).unwrap();
+        let (mut parts, mut reg) = (pt.clone(), iv.clone());
+        for part in parts.chunks_mut(3) {
+            cfb::encrypt_chained(&tdes, &mut reg, 1, part).unwrap();
+        }
+        assert_eq!(parts, theirs, "{len}");
+        let ct = [&iv[..], &theirs[..]].concat();
+        assert_eq!(reg[..], ct[ct.len() - 8..], "{len} register");
     }
 }

@@ -324,21 +324,22 @@ fn block_op<C: KeyInit + 'static>(
     Ok(match mode {
         Mode::Ecb if enc => BlockOp::boxed(c, backend, iv, |c, _, buf| ecb::encrypt(c, buf)),
         Mode::Ecb => BlockOp::boxed(c, backend, iv, |c, _, buf| ecb::decrypt(c, buf)),
-        // The feedback modes carry their register from message to message (see `Chained`).
-        Mode::Cbc if enc => Chained::boxed(c, backend, iv, Carry::Output, |c, iv, buf| {
-            cbc::encrypt(c, iv, buf)
+        // The feedback modes carry their register from message to message (see `Chained`);
+        // encryption through the library's chained calls, which update the register themselves.
+        Mode::Cbc if enc => Chained::boxed(c, backend, iv, Carry::InPlace, |c, iv, buf| {
+            cbc::encrypt_chained(c, iv, buf)
         }),
         Mode::Cbc => Chained::boxed(c, backend, iv, Carry::Input, |c, iv, buf| {
             cbc::decrypt(c, iv, buf)
         }),
-        Mode::Cfb(s) if enc => Chained::boxed(c, backend, iv, Carry::Output, move |c, iv, buf| {
-            cfb::encrypt(c, iv, s, buf)
+        Mode::Cfb(s) if enc => Chained::boxed(c, backend, iv, Carry::InPlace, move |c, iv, buf| {
+            cfb::encrypt_chained(c, iv, s, buf)
         }),
         Mode::Cfb(s) => Chained::boxed(c, backend, iv, Carry::Input, move |c, iv, buf| {
             cfb::decrypt(c, iv, s, buf)
         }),
-        Mode::Ofb => Chained::boxed(c, backend, iv, Carry::KeyStream, |c, iv, buf| {
-            ofb::apply(c, iv, buf)
+        Mode::Ofb => Chained::boxed(c, backend, iv, Carry::InPlace, |c, iv, buf| {
+            ofb::apply_chained(c, iv, buf)
         }),
         Mode::Ctr => BlockOp::boxed(c, backend, iv, |c, iv, buf| ctr::apply(c, iv, buf)),
         Mode::GostCtr => BlockOp::boxed(c, backend, iv, |c, iv, buf| ctr::apply_gost(c, iv, buf)),
@@ -568,14 +569,15 @@ enum Carry {
     Output,
     /// CBC / CFB decryption: the ciphertext is the input.
     Input,
-    /// OFB: the register is the last key stream, input XOR output.
-    KeyStream,
+    /// CBC / CFB encryption, OFB: the mode call updates the register itself (the library's
+    /// `encrypt_chained` / `apply_chained`).
+    InPlace,
 }
 
 /// A feedback mode (CBC, CFB, OFB) keyed once whose chain continues from message to message, as the
 /// peers' contexts (OpenSSL's `EVP_CIPHER_CTX`, RustCrypto's mode structs) continue theirs: after a
 /// message the register holds the last `m` bytes of `register || ciphertext` (CBC, CFB) or of the
-/// key stream (OFB), so consecutive messages form one chain and the CPU cannot overlap them, exactly
+/// key stream (OFB, one block per block of the message), so consecutive messages form one chain and the CPU cannot overlap them, exactly
 /// as for the peers. (Starting every message from the same IV would make messages independent and
 /// flatter short-message figures.) Same work per message otherwise: one mode call.
 struct Chained<C, F> {
@@ -591,7 +593,7 @@ struct Chained<C, F> {
 impl<C, F> Chained<C, F>
 where
     C: BlockCipher + Send + 'static,
-    F: Fn(&C, &[u8], &mut [u8]) -> shifr::Result<()> + Send + 'static,
+    F: Fn(&C, &mut [u8], &mut [u8]) -> shifr::Result<()> + Send + 'static,
 {
     fn boxed(cipher: C, backend: String, register: Vec<u8>, carry: Carry, step: F) -> Box<dyn Op> {
         let next = register.clone();
@@ -636,36 +638,18 @@ fn shift_in(register: &mut [u8], text: &[u8]) {
 impl<C, F> Op for Chained<C, F>
 where
     C: BlockCipher + Send,
-    F: Fn(&C, &[u8], &mut [u8]) -> shifr::Result<()> + Send,
+    F: Fn(&C, &mut [u8], &mut [u8]) -> shifr::Result<()> + Send,
 {
     fn run(&mut self, buf: &mut [u8]) -> Result<(), BenchError> {
-        let m = self.register.len();
-        match self.carry {
-            Carry::Input => {
-                shift_in(&mut self.next, &self.register);
-                shift_in(&mut self.next, buf);
-            }
-            Carry::KeyStream if buf.len() >= m => shift_in(&mut self.next, buf),
-            _ => {}
+        if let Carry::Input = self.carry {
+            shift_in(&mut self.next, &self.register);
+            shift_in(&mut self.next, buf);
         }
-        (self.step)(&self.cipher, &self.register, buf)?;
+        (self.step)(&self.cipher, &mut self.register, buf)?;
         match self.carry {
             Carry::Output => shift_in(&mut self.register, buf),
             Carry::Input => shift_in(&mut self.register, &self.next),
-            // Whole blocks only: after a partial block the peers' key stream stands mid-block,
-            // which no register can express; such a message restarts from the same register.
-            Carry::KeyStream
-                if buf.len() >= m && buf.len().is_multiple_of(self.cipher.block_size()) =>
-            {
-                for (r, (k, c)) in self
-                    .register
-                    .iter_mut()
-                    .zip(self.next.iter().zip(&buf[buf.len() - m..]))
-                {
-                    *r = k ^ c;
-                }
-            }
-            Carry::KeyStream => {}
+            Carry::InPlace => {}
         }
         Ok(())
     }

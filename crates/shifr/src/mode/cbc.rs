@@ -6,7 +6,7 @@
 //! `decrypt_blocks` in large batches.
 
 use crate::block::{BlockCipher, Chain};
-use crate::util::xor_in_place;
+use crate::util::{shift_in, xor_in_place};
 use crate::{Error, Result};
 
 /// The largest block of the ciphers here (AES, Kuznyechik).
@@ -57,6 +57,36 @@ pub fn encrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Re
         }
     }
     encrypt_rounds(c, iv, data)
+}
+
+/// Encrypts `data` like [`encrypt`] and leaves in `iv` the register that continues the chain:
+/// the last `iv.len()` bytes of `iv || ciphertext`. Consecutive calls on the pieces of a message
+/// therefore give the ciphertext of one call on the whole message, as a streaming encryptor (or a
+/// context kept from message to message) needs. `iv` holds IV and ciphertext only (nothing secret).
+/// On error (`iv` not a positive multiple of the block size, `data` not whole blocks) neither
+/// `data` nor `iv` is changed.
+///
+/// Plain CBC goes straight to the backend's chain kernel with `iv` as its register, so the
+/// chaining value is loaded from `iv` once and stored back once, from the same register that
+/// writes the last ciphertext block: a one-block call then costs one encipherment plus that one
+/// load, with no copy of the register or of the ciphertext on the chain from call to call.
+#[inline]
+pub fn encrypt_chained<C: BlockCipher + ?Sized>(
+    c: &C,
+    iv: &mut [u8],
+    data: &mut [u8],
+) -> Result<()> {
+    let n = c.block_size();
+    if n != 0
+        && iv.len() == n
+        && data.len().is_multiple_of(n)
+        && c.feedback_chain(iv, Chain::CbcEncrypt(data))
+    {
+        return Ok(());
+    }
+    encrypt(c, iv, data)?;
+    shift_in(iv, data);
+    Ok(())
 }
 
 /// [`encrypt`] block round by block round through `encrypt_blocks`: every register, and plain CBC

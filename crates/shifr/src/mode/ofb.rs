@@ -59,6 +59,52 @@ pub fn apply<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Resu
     Ok(())
 }
 
+/// XORs the OFB key stream for register `iv` into `data` like [`apply`] and leaves in `iv` the
+/// register that continues the key stream: the register steps once per block of `data` (a partial
+/// last block included), `R = LSB_(m-n)(R) || Y_i`. Consecutive calls on the pieces of a message,
+/// each piece but the last a whole number of blocks, therefore give the result of one call on the
+/// whole message. **`iv` then holds key stream**: the caller wipes it when the stream ends. On error
+/// neither `data` nor `iv` is changed.
+///
+/// A one-block register goes straight to the backend's chain kernel as its register, so the
+/// chaining value is loaded from `iv` once and stored back once per call.
+#[inline]
+pub fn apply_chained<C: BlockCipher + ?Sized>(c: &C, iv: &mut [u8], data: &mut [u8]) -> Result<()> {
+    let n = c.block_size();
+    if n == 0 || iv.is_empty() || !iv.len().is_multiple_of(n) {
+        return Err(Error::InvalidIvLength {
+            expected: "a positive multiple of the block size",
+            got: iv.len(),
+        });
+    }
+    if iv.len() == n {
+        let (blocks, tail) = data.split_at_mut(data.len() / n * n);
+        if c.feedback_chain(iv, Chain::Ofb(blocks)) {
+            if !tail.is_empty() {
+                c.encrypt_blocks(iv);
+                xor_in_place(tail, iv);
+            }
+            return Ok(());
+        }
+    }
+    let m = iv.len();
+    for chunk in data.chunks_mut(m) {
+        let stepped = chunk.len().div_ceil(n) * n;
+        if stepped == m {
+            c.encrypt_blocks(iv);
+            xor_in_place(chunk, iv);
+        } else {
+            // A last, shorter round steps only the chains it uses: `R = R[k n..] || Y[..k n]`.
+            let mut y = Zeroizing::new(iv.to_vec());
+            c.encrypt_blocks(&mut y);
+            xor_in_place(chunk, &y);
+            iv.copy_within(stepped.., 0);
+            iv[m - stepped..].copy_from_slice(&y[..stepped]);
+        }
+    }
+    Ok(())
+}
+
 /// GOST R 34.13 OFB with `s`-byte segments (`1 <= s <= n`): the register advances exactly as in
 /// [`apply`] (`R = LSB_(m-n)(R) || Y_i`), but each `Y_i` contributes only its first `s` bytes
 /// (`MSB_s(Y_i)`) of gamma. `s = n` is [`apply`]. The last segment may be partial.

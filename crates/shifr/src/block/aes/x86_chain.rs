@@ -4,7 +4,7 @@
 //! Each block needs the previous block's output, so these chains run at the latency of the AES
 //! rounds, not their throughput. The kernels therefore keep everything off the chain that can be:
 //! the round keys are loaded into registers once per call (a constant round count per kernel, so
-//! the rounds are unrolled), the chaining value never leaves its register between blocks, and the
+//! the rounds are unrolled; a one-block call reads them in its rounds instead, see `one`), the chaining value never leaves its register between blocks, and the
 //! XOR that joins the next block into the chain is folded into the last round's key: AESENCLAST
 //! ends with `^ K`, so `AESENCLAST(t, K_last ^ X) = E(...) ^ X` for the `X = P_next ^ K_0` (CBC,
 //! CBC-MAC), `X = P ^ K_0` (CFB) or `X = K_0` (OFB) that the next block's first round would add. That `X` does not
@@ -69,7 +69,8 @@ impl Blocks<'_> {
 
 /// Runs the chain `kind` under `key` over the whole blocks of `blocks` (a partial block at the end
 /// is left alone) from `register`, leaving the next chaining value there.
-#[inline]
+// Always inlined: with the kind a constant at the call site the dispatch folds to the round count.
+#[inline(always)]
 pub(super) fn run(key: &AesNi, kind: ChainKind, register: &mut [u8; 16], blocks: Blocks<'_>) {
     let keys = key.enc_keys();
     // SAFETY (all twelve): an `AesNi` exists only if the CPU has AES-NI (`AesNi::new` checks it),
@@ -102,6 +103,10 @@ fn chain<const NR: usize, const KIND: ChainKind>(
 ) {
     let count = blocks.len() / 16;
     if count == 0 {
+        return;
+    }
+    if count == 1 {
+        one::<NR, KIND>(keys, register, blocks);
         return;
     }
     let mut k = [_mm_setzero_si128(); MAX_ROUND_KEYS];
@@ -149,5 +154,45 @@ fn chain<const NR: usize, const KIND: ChainKind>(
         }
     }
     // For OFB `out` is key stream: the caller wipes the register.
+    store(register, out);
+}
+
+/// [`chain`] on exactly one block: the round keys are read by the rounds themselves instead of
+/// being loaded into registers first, which for a single step is a dozen loads (and a spill) of
+/// work for nothing. This is the whole of a one-block call made again and again with the register
+/// carried between calls (a stream of short messages), where the chaining value goes from
+/// `register` through the rounds and back to `register` with nothing else on its path.
+#[inline]
+#[target_feature(enable = "aes")]
+fn one<const NR: usize, const KIND: ChainKind>(
+    keys: &RoundKeys,
+    register: &mut [u8; 16],
+    mut blocks: Blocks<'_>,
+) {
+    let b = blocks.load(0);
+    let r = load(register);
+    // The block joins before the first round (CBC, MAC) or through the last round key (CFB: the
+    // last round ends with `^ K`, so `AESENCLAST(t, K_last ^ B) = E(R) ^ B`), never as an extra
+    // step after the rounds.
+    let mut t = if KIND == CBC_ENCRYPT || KIND == CBC_MAC {
+        _mm_xor_si128(r, _mm_xor_si128(b, load(&keys[0])))
+    } else {
+        _mm_xor_si128(r, load(&keys[0]))
+    };
+    for key in &keys[1..NR] {
+        t = _mm_aesenc_si128(t, load(key));
+    }
+    let last = if KIND == CFB_ENCRYPT {
+        _mm_xor_si128(load(&keys[NR]), b)
+    } else {
+        load(&keys[NR])
+    };
+    let out = _mm_aesenclast_si128(t, last);
+    match KIND {
+        // `out` is key stream: the caller wipes the register.
+        OFB => blocks.store(0, _mm_xor_si128(b, out)),
+        CBC_MAC => {}
+        _ => blocks.store(0, out),
+    }
     store(register, out);
 }
