@@ -10,18 +10,24 @@ pub fn xor_in_place(dst: &mut [u8], src: &[u8]) {
 }
 
 /// `register` becomes the last `register.len()` bytes of `register || text`: the shift register of
-/// CBC and CFB after `text` (ciphertext) has gone through it.
+/// CBC and CFB after `text` (ciphertext) has gone through it. (Public for callers that keep such a
+/// register themselves, e.g. the benchmark's chained decryption.)
 #[inline]
-pub(crate) fn shift_in(register: &mut [u8], text: &[u8]) {
+pub fn shift_in(register: &mut [u8], text: &[u8]) {
     let m = register.len();
     if text.len() >= m {
         let tail = &text[text.len() - m..];
-        // One 16-byte copy for the usual one-block register: a slice copy of run-time length is a
+        // One copy for the usual one-block registers: a slice copy of run-time length is a
         // `memcpy` call, and a register written piecewise and then read whole waits for the
         // pieces (no store forwarding).
         if let (Ok(r), Ok(t)) = (
             <&mut [u8; 16]>::try_from(&mut *register),
             <&[u8; 16]>::try_from(tail),
+        ) {
+            *r = *t;
+        } else if let (Ok(r), Ok(t)) = (
+            <&mut [u8; 8]>::try_from(&mut *register),
+            <&[u8; 8]>::try_from(tail),
         ) {
             *r = *t;
         } else {
@@ -86,6 +92,11 @@ mod tests {
         let text: Vec<u8> = (0..20).collect();
         shift_in(&mut block, &text);
         assert_eq!(block[..], text[4..]);
+        let mut half = [0u8; 8];
+        shift_in(&mut half, &text);
+        assert_eq!(half[..], text[12..]);
+        shift_in(&mut half, &text[..3]);
+        assert_eq!(half[..], [15, 16, 17, 18, 19, 0, 1, 2][..]);
     }
 
     #[test]

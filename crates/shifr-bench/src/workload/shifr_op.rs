@@ -26,6 +26,7 @@ use shifr::mac::{omac, omac_acpkm};
 use shifr::mode::gost89::{self, KeyMeshing};
 use shifr::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, multistream, ofb};
 use shifr::stream::chacha20::{ChaCha20, XChaCha20};
+use shifr::util::shift_in;
 
 /// The block cipher behind a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -605,33 +606,6 @@ where
             next,
             step,
         })
-    }
-}
-
-/// `register` becomes the last `register.len()` bytes of `register || text`.
-#[inline(always)]
-fn shift_in(register: &mut [u8], text: &[u8]) {
-    let m = register.len();
-    if text.len() >= m {
-        let tail = &text[text.len() - m..];
-        // Fixed-size copies for the usual one-block registers: a slice copy of run-time length is
-        // a `memcpy` call, which would sit on the chain from one message to the next.
-        if let (Ok(r), Ok(t)) = (
-            <&mut [u8; 16]>::try_from(&mut *register),
-            <&[u8; 16]>::try_from(tail),
-        ) {
-            *r = *t;
-        } else if let (Ok(r), Ok(t)) = (
-            <&mut [u8; 8]>::try_from(&mut *register),
-            <&[u8; 8]>::try_from(tail),
-        ) {
-            *r = *t;
-        } else {
-            register.copy_from_slice(tail);
-        }
-    } else {
-        register.copy_within(text.len().., 0);
-        register[m - text.len()..].copy_from_slice(text);
     }
 }
 
