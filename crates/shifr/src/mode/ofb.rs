@@ -25,37 +25,21 @@ fn with_register(iv: &[u8], f: impl FnOnce(&mut [u8])) {
     }
 }
 
-/// XORs the OFB key stream for register `iv` (`z*n` bytes, `z >= 1`) into `data`.
-pub fn apply<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
-    let n = c.block_size();
+/// `iv` must be a positive multiple of the block size `n`.
+fn check_register(n: usize, iv: &[u8]) -> Result<()> {
     if n == 0 || iv.is_empty() || !iv.len().is_multiple_of(n) {
         return Err(Error::InvalidIvLength {
             expected: "a positive multiple of the block size",
             got: iv.len(),
         });
     }
-    if iv.len() == n && n <= STACK_REGISTER {
-        // One chain: the whole blocks through the backend's chain kernel where it has one, a
-        // partial last block from one more encipherment of the register.
-        let mut reg = [0u8; STACK_REGISTER];
-        let reg = &mut reg[..n];
-        reg.copy_from_slice(iv);
-        let (blocks, tail) = data.split_at_mut(data.len() / n * n);
-        if c.feedback_chain(reg, Chain::Ofb(blocks)) {
-            if !tail.is_empty() {
-                c.encrypt_blocks(reg);
-                xor_in_place(tail, reg);
-            }
-            reg.zeroize();
-            return Ok(());
-        }
-    }
-    with_register(iv, |reg| {
-        for chunk in data.chunks_mut(reg.len()) {
-            c.encrypt_blocks(reg);
-            xor_in_place(chunk, reg);
-        }
-    });
+    Ok(())
+}
+
+/// XORs the OFB key stream for register `iv` (`z*n` bytes, `z >= 1`) into `data`.
+pub fn apply<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
+    check_register(c.block_size(), iv)?;
+    with_register(iv, |reg| step(c, reg, data));
     Ok(())
 }
 
@@ -70,39 +54,38 @@ pub fn apply<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Resu
 /// chaining value is loaded from `iv` once and stored back once per call.
 #[inline]
 pub fn apply_chained<C: BlockCipher + ?Sized>(c: &C, iv: &mut [u8], data: &mut [u8]) -> Result<()> {
-    let n = c.block_size();
-    if n == 0 || iv.is_empty() || !iv.len().is_multiple_of(n) {
-        return Err(Error::InvalidIvLength {
-            expected: "a positive multiple of the block size",
-            got: iv.len(),
-        });
-    }
-    if iv.len() == n {
-        let (blocks, tail) = data.split_at_mut(data.len() / n * n);
-        if c.feedback_chain(iv, Chain::Ofb(blocks)) {
-            if !tail.is_empty() {
-                c.encrypt_blocks(iv);
-                xor_in_place(tail, iv);
-            }
-            return Ok(());
-        }
-    }
-    let m = iv.len();
-    for chunk in data.chunks_mut(m) {
-        let stepped = chunk.len().div_ceil(n) * n;
-        if stepped == m {
-            c.encrypt_blocks(iv);
-            xor_in_place(chunk, iv);
-        } else {
-            // A last, shorter round steps only the chains it uses: `R = R[k n..] || Y[..k n]`.
-            let mut y = Zeroizing::new(iv.to_vec());
-            c.encrypt_blocks(&mut y);
-            xor_in_place(chunk, &y);
-            iv.copy_within(stepped.., 0);
-            iv[m - stepped..].copy_from_slice(&y[..stepped]);
-        }
-    }
+    check_register(c.block_size(), iv)?;
+    step(c, iv, data);
     Ok(())
+}
+
+/// The key stream of register `reg` (checked by [`check_register`]) XORed into `data`; `reg` ends
+/// as the register after the last block of `data`.
+#[inline]
+fn step<C: BlockCipher + ?Sized>(c: &C, reg: &mut [u8], data: &mut [u8]) {
+    let n = c.block_size();
+    if reg.len() == n {
+        // One chain: the whole blocks through the backend's chain kernel where it has one, a
+        // partial last block from one more encipherment of the register.
+        let (blocks, tail) = data.split_at_mut(data.len() / n * n);
+        if c.feedback_chain(reg, Chain::Ofb(blocks)) {
+            if !tail.is_empty() {
+                c.encrypt_blocks(reg);
+                xor_in_place(tail, reg);
+            }
+            return;
+        }
+    }
+    let m = reg.len();
+    for chunk in data.chunks_mut(m) {
+        // A last, shorter round steps only the chains it uses: `R = R[k n..] || Y[..k n]`.
+        let stepped = chunk.len().div_ceil(n) * n;
+        c.encrypt_blocks(&mut reg[..stepped]);
+        xor_in_place(chunk, &reg[..stepped]);
+        if stepped < m {
+            reg.rotate_left(stepped);
+        }
+    }
 }
 
 /// GOST R 34.13 OFB with `s`-byte segments (`1 <= s <= n`): the register advances exactly as in
@@ -115,12 +98,7 @@ pub fn apply_segmented<C: BlockCipher + ?Sized>(
     data: &mut [u8],
 ) -> Result<()> {
     let n = c.block_size();
-    if n == 0 || iv.is_empty() || !iv.len().is_multiple_of(n) {
-        return Err(Error::InvalidIvLength {
-            expected: "a positive multiple of the block size",
-            got: iv.len(),
-        });
-    }
+    check_register(n, iv)?;
     if segment == 0 || segment > n {
         return Err(Error::InvalidParameter(
             "OFB segment size must be between 1 byte and the block size",
