@@ -8,18 +8,19 @@
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm256_aesdec_epi128, _mm256_aesdeclast_epi128,
     _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_broadcastsi128_si256,
-    _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_extracti128_si256,
-    _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_storeu_si256, _mm256_xor_si256,
-    _mm512_add_epi32, _mm512_add_epi64, _mm512_aesdec_epi128, _mm512_aesdeclast_epi128,
-    _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
-    _mm512_castsi512_si128, _mm512_extracti32x4_epi32, _mm512_inserti32x4, _mm512_loadu_si512,
-    _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_set_epi32, _mm512_set_epi64,
-    _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512, _mm_aesdec_si128,
+    _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_inserti128_si256, _mm256_loadu_si256,
+    _mm256_permute2x128_si256, _mm256_setzero_si256, _mm256_storeu_si256, _mm256_xor_si256,
+    _mm256_zextsi128_si256, _mm512_add_epi32, _mm512_add_epi64, _mm512_aesdec_epi128,
+    _mm512_aesdeclast_epi128, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
+    _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_extracti32x4_epi32, _mm512_inserti32x4,
+    _mm512_loadu_si512, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_set_epi32,
+    _mm512_set_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_i64x2,
+    _mm512_storeu_si512, _mm512_xor_si512, _mm512_zextsi128_si512, _mm_aesdec_si128,
     _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128,
-    _mm_storeu_si128, _mm_xor_si128,
+    _mm_setzero_si128, _mm_storeu_si128, _mm_xor_si128,
 };
 
-use zeroize::Zeroize;
+use core::mem::MaybeUninit;
 
 use super::key_schedule::MAX_ROUND_KEYS;
 use super::x86_aesni::AesNi;
@@ -506,75 +507,96 @@ struct StreamBatch<'a> {
 }
 
 /// Generates a multi-stream CBC kernel for one register width: `R` registers of `$per` lanes.
-/// The round keys of lane `l` of register `g` are `rk[g][r][l]`, in memory order as u128 so that
-/// one unaligned load gives a register of round keys and the wipe is 16 bytes per store. Every
-/// stream is addressed as its start plus one shared offset, so moving on is one add per block.
+/// Lane `l` of register `g` is stream `g * $per + l`; its round keys are laid out once per call as
+/// whole registers, `rk[g][r]`, transposed in registers from the streams' own key schedules (`$keys`)
+/// and stored in one piece: a register loaded back from sixteen-byte stores would wait for them to
+/// reach the cache (no store forwarding across pieces), which cost a short call more than its
+/// blocks. Every stream is addressed as its start plus one shared offset, so moving on is one add
+/// per block.
 macro_rules! cbc_streams_kernel {
     (
         $(#[$doc:meta])*
         $name:ident, $features:literal, $vec:ty, $per:literal,
-        load: $load:ident, gather: $gather:ident, scatter: $scatter:ident,
+        zero: $zero:ident, keys: $keys:ident, gather: $gather:ident, scatter: $scatter:ident,
         xor: $xor:ident, enc: $enc:ident, enc_last: $last:ident $(,)?
     ) => {
         $(#[$doc])*
         /// # Safety
         /// The CPU must have the features enabled here, and `streams` must hold
         /// `batch.keys.len()` streams (at most `R * $per`), each of at least `batch.blocks` whole
-        /// blocks.
+        /// blocks, with as many IVs of 16 bytes.
         // Index loops, not iterator adapters: see the note on closures below. (`% $per` is
         // `% 1` in the 128-bit instance.)
         #[allow(clippy::needless_range_loop, clippy::modulo_one)]
         #[target_feature(enable = $features)]
         unsafe fn $name<const R: usize>(batch: &StreamBatch<'_>, streams: &mut [&mut [u8]]) {
-            let mut rk = [[[0u128; $per]; MAX_ROUND_KEYS]; R];
-            let mut iv = [[0u128; $per]; R];
             let mut start = [[core::ptr::null_mut::<u8>(); $per]; R];
+            let mut read = [[core::ptr::null::<u8>(); $per]; R];
+            let mut key = [[core::ptr::null::<u8>(); $per]; R];
+            let mut iv = [[core::ptr::null::<u8>(); $per]; R];
             let lanes = batch.keys.iter().zip(batch.ivs).zip(streams.iter_mut());
             let mut count = 0;
-            for (s, ((key, v), stream)) in lanes.take(R * $per).enumerate() {
+            for (s, ((k, v), stream)) in lanes.take(R * $per).enumerate() {
                 let (g, l) = (s / $per, s % $per);
-                for (r, k) in rk[g].iter_mut().zip(key.enc_keys()) {
-                    r[l] = u128::from_ne_bytes(*k);
-                }
-                let mut block = [0u8; 16];
-                block.copy_from_slice(&v[..16]);
-                iv[g][l] = u128::from_ne_bytes(block);
                 start[g][l] = stream.as_mut_ptr();
+                read[g][l] = stream.as_ptr();
+                key[g][l] = k.enc_keys().as_ptr().cast();
+                iv[g][l] = v.as_ptr();
                 count = s + 1;
             }
-            // Streams in the last register; the spare lanes after them are never loaded or stored.
+            // Streams in the last register; the spare lanes after them are never loaded or stored
+            // (they run under an all-zero key on zeros: nothing secret).
             let last = count.saturating_sub((R - 1) * $per);
             // At most 14 (AES-256): bounded so that the round-key indexing needs no checks.
             let rounds = batch.rounds.min(MAX_ROUND_KEYS - 1);
             // No closures or `array::from_fn` around the intrinsics below: those would be compiled
             // without this function's target features and called, not inlined, every block.
-            let mut state = [$load(&iv[0]); R];
-            for g in 1..R {
-                state[g] = $load(&iv[g]);
+            // Entries `0..=rounds` of each row are written here and only those are read (no
+            // zeroing first: that was sixty register stores a call for AES-128).
+            let mut rk = [[MaybeUninit::<$vec>::uninit(); MAX_ROUND_KEYS]; R];
+            let mut state = [$zero(); R];
+            for g in 0..R {
+                let live = if g + 1 == R { last } else { $per };
+                // SAFETY: lanes below `live` point at key schedules of `MAX_ROUND_KEYS` round keys,
+                // and `rounds < MAX_ROUND_KEYS`.
+                unsafe { $keys(&key[g], live, rounds, &mut rk[g]) };
+                // SAFETY: the IVs are 16 bytes each (checked by the caller).
+                state[g] = unsafe { $gather(&iv[g], 0, live) };
             }
+            // SAFETY (for every `assume_init` below): `$keys` wrote `rk[g][r]` for all `r <= rounds`.
             let mut at = 0;
             while at < 16 * batch.blocks {
                 for g in 0..R {
                     let live = if g + 1 == R { last } else { $per };
                     // SAFETY: the first `live` lanes are streams of at least `batch.blocks` whole
                     // blocks, so `at..at + 16` lies in each.
-                    let p = unsafe { $gather(&start[g], at, live) };
-                    state[g] = $xor($xor(state[g], p), $load(&rk[g][0]));
+                    let p = unsafe { $gather(&read[g], at, live) };
+                    let k = unsafe { rk[g][0].assume_init() };
+                    state[g] = $xor($xor(state[g], p), k);
                 }
                 for r in 1..rounds {
                     for g in 0..R {
-                        state[g] = $enc(state[g], $load(&rk[g][r]));
+                        state[g] = $enc(state[g], unsafe { rk[g][r].assume_init() });
                     }
                 }
                 for g in 0..R {
                     let live = if g + 1 == R { last } else { $per };
-                    state[g] = $last(state[g], $load(&rk[g][rounds]));
+                    state[g] = $last(state[g], unsafe { rk[g][rounds].assume_init() });
                     // SAFETY: as for the gather.
                     unsafe { $scatter(&start[g], at, live, state[g]) };
                 }
                 at += 16;
             }
-            rk.zeroize();
+            // The wipe: one volatile register store per round key written above (the zeroize
+            // crate's array walk would store them sixteen bytes at a time, from code compiled
+            // without these features), then a fence so that no later access moves before it.
+            for g in 0..R {
+                for r in 0..=rounds {
+                    // SAFETY: `rk[g][r]` is a live, aligned local.
+                    unsafe { core::ptr::write_volatile(&mut rk[g][r], MaybeUninit::new($zero())) };
+                }
+            }
+            core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
         }
     };
 }
@@ -582,53 +604,111 @@ macro_rules! cbc_streams_kernel {
 cbc_streams_kernel!(
     /// 128-bit AES-NI: one stream per register.
     cbc_streams_x128, "aes", __m128i, 1,
-    load: load_x1, gather: gather_x1, scatter: scatter_x1,
+    zero: _mm_setzero_si128, keys: keys_x1, gather: gather_x1, scatter: scatter_x1,
     xor: _mm_xor_si128, enc: _mm_aesenc_si128, enc_last: _mm_aesenclast_si128,
 );
 
 cbc_streams_kernel!(
     /// 256-bit VAES: two streams per register.
     cbc_streams_y256, "avx2,vaes,aes", __m256i, 2,
-    load: load_y2, gather: gather_y2, scatter: scatter_y2,
+    zero: _mm256_setzero_si256, keys: keys_y2, gather: gather_y2, scatter: scatter_y2,
     xor: _mm256_xor_si256, enc: _mm256_aesenc_epi128, enc_last: _mm256_aesenclast_epi128,
 );
 
 cbc_streams_kernel!(
     /// 512-bit VAES: four streams per register.
     cbc_streams_z512, "avx512f,vaes,aes", __m512i, 4,
-    load: load_z4, gather: gather_z4, scatter: scatter_z4,
+    zero: _mm512_setzero_si512, keys: keys_z4, gather: gather_z4, scatter: scatter_z4,
     xor: _mm512_xor_si512, enc: _mm512_aesenc_epi128, enc_last: _mm512_aesenclast_epi128,
 );
 
+// The key layouts write `rk[0..=rounds]`: entry `r` holds round key `r` of stream `l` in lane
+// `l`, for `l < live`, and zero in the spare lanes. Each stream's schedule is read a register at a
+// time (`$per` consecutive round keys) and transposed between the streams in registers; the last
+// group starts early enough to end at `rounds` (overlapping the one before it), so no read passes
+// the last round key. Safety, for all three: `key[l]` must point at `MAX_ROUND_KEYS` round keys
+// (16 bytes each) for every `l < live`, and `rounds < MAX_ROUND_KEYS`.
+
 #[inline]
 #[target_feature(enable = "sse2")]
-fn load_x1(v: &[u128; 1]) -> __m128i {
-    // SAFETY: `v` is 16 readable bytes; unaligned load.
-    unsafe { _mm_loadu_si128(v.as_ptr().cast()) }
+unsafe fn keys_x1(
+    key: &[*const u8; 1],
+    live: usize,
+    rounds: usize,
+    rk: &mut [MaybeUninit<__m128i>; MAX_ROUND_KEYS],
+) {
+    debug_assert_eq!(live, 1);
+    for (r, k) in rk.iter_mut().take(rounds + 1).enumerate() {
+        // SAFETY: per the contract above; unaligned load.
+        k.write(unsafe { _mm_loadu_si128(key[0].add(16 * r).cast()) });
+    }
 }
 
 #[inline]
-#[target_feature(enable = "avx")]
-fn load_y2(v: &[u128; 2]) -> __m256i {
-    // SAFETY: `v` is 32 readable bytes; unaligned load.
-    unsafe { _mm256_loadu_si256(v.as_ptr().cast()) }
+#[target_feature(enable = "avx2")]
+unsafe fn keys_y2(
+    key: &[*const u8; 2],
+    live: usize,
+    rounds: usize,
+    rk: &mut [MaybeUninit<__m256i>; MAX_ROUND_KEYS],
+) {
+    let mut q = 0;
+    while q <= rounds {
+        let first = q.min(rounds - 1);
+        // SAFETY: per the contract above (`first + 1 <= rounds`); unaligned loads.
+        let (a, b) = unsafe {
+            let a = _mm256_loadu_si256(key[0].add(16 * first).cast());
+            let b = if live > 1 {
+                _mm256_loadu_si256(key[1].add(16 * first).cast())
+            } else {
+                _mm256_setzero_si256()
+            };
+            (a, b)
+        };
+        rk[first].write(_mm256_permute2x128_si256::<0x20>(a, b));
+        rk[first + 1].write(_mm256_permute2x128_si256::<0x31>(a, b));
+        q += 2;
+    }
 }
 
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn load_z4(v: &[u128; 4]) -> __m512i {
-    // SAFETY: `v` is 64 readable bytes; unaligned load.
-    unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+unsafe fn keys_z4(
+    key: &[*const u8; 4],
+    live: usize,
+    rounds: usize,
+    rk: &mut [MaybeUninit<__m512i>; MAX_ROUND_KEYS],
+) {
+    let mut q = 0;
+    while q <= rounds {
+        // `rounds >= 10`, so a group of four fits.
+        let first = q.min(rounds - 3);
+        let mut row = [_mm512_setzero_si512(); 4];
+        for l in 0..live.min(4) {
+            // SAFETY: per the contract above (`first + 3 <= rounds`); unaligned load.
+            row[l] = unsafe { _mm512_loadu_si512(key[l].add(16 * first).cast()) };
+        }
+        // The 4 x 4 transpose of 128-bit lanes: lanes j of rows 0..4 into register j.
+        let lo01 = _mm512_shuffle_i64x2::<0x44>(row[0], row[1]);
+        let hi01 = _mm512_shuffle_i64x2::<0xEE>(row[0], row[1]);
+        let lo23 = _mm512_shuffle_i64x2::<0x44>(row[2], row[3]);
+        let hi23 = _mm512_shuffle_i64x2::<0xEE>(row[2], row[3]);
+        rk[first].write(_mm512_shuffle_i64x2::<0x88>(lo01, lo23));
+        rk[first + 1].write(_mm512_shuffle_i64x2::<0xDD>(lo01, lo23));
+        rk[first + 2].write(_mm512_shuffle_i64x2::<0x88>(hi01, hi23));
+        rk[first + 3].write(_mm512_shuffle_i64x2::<0xDD>(hi01, hi23));
+        q += 4;
+    }
 }
 
-// The gathers load block `at` of the first `live` lanes into a register (the other lanes hold
-// anything: they are spare); the scatters store those lanes back. Neither depends on the chaining
-// values, so the loads run ahead of the AES chains. Safety, for all six: `start[l] + at`
-// must be 16 readable (gather) or writable (scatter) bytes for every `l < live`.
+// The gathers load the 16 bytes at `start[l] + at` of the first `live` lanes into a register
+// (the other lanes are zero: they are spare); the scatters store those lanes back. Neither depends
+// on the chaining values, so the loads run ahead of the AES chains. Safety, for all six:
+// `start[l] + at` must be 16 readable (gather) or writable (scatter) bytes for every `l < live`.
 
 #[inline]
 #[target_feature(enable = "sse2")]
-unsafe fn gather_x1(start: &[*mut u8; 1], at: usize, live: usize) -> __m128i {
+unsafe fn gather_x1(start: &[*const u8; 1], at: usize, live: usize) -> __m128i {
     debug_assert_eq!(live, 1);
     // SAFETY: per the contract above; unaligned load.
     unsafe { _mm_loadu_si128(start[0].add(at).cast()) }
@@ -644,10 +724,10 @@ unsafe fn scatter_x1(start: &[*mut u8; 1], at: usize, live: usize, v: __m128i) {
 
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn gather_y2(start: &[*mut u8; 2], at: usize, live: usize) -> __m256i {
+unsafe fn gather_y2(start: &[*const u8; 2], at: usize, live: usize) -> __m256i {
     // SAFETY: per the contract above; unaligned loads.
     unsafe {
-        let v = _mm256_castsi128_si256(_mm_loadu_si128(start[0].add(at).cast()));
+        let v = _mm256_zextsi128_si256(_mm_loadu_si128(start[0].add(at).cast()));
         if live < 2 {
             return v;
         }
@@ -669,10 +749,10 @@ unsafe fn scatter_y2(start: &[*mut u8; 2], at: usize, live: usize, v: __m256i) {
 
 #[inline]
 #[target_feature(enable = "avx512f")]
-unsafe fn gather_z4(start: &[*mut u8; 4], at: usize, live: usize) -> __m512i {
+unsafe fn gather_z4(start: &[*const u8; 4], at: usize, live: usize) -> __m512i {
     // SAFETY: per the contract above; unaligned loads.
     unsafe {
-        let mut v = _mm512_castsi128_si512(_mm_loadu_si128(start[0].add(at).cast()));
+        let mut v = _mm512_zextsi128_si512(_mm_loadu_si128(start[0].add(at).cast()));
         if live > 1 {
             v = _mm512_inserti32x4::<1>(v, _mm_loadu_si128(start[1].add(at).cast()));
         }
