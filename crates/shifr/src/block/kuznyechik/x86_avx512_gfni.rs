@@ -177,7 +177,7 @@ pub(super) fn gather_keys(k: [&[u8; 16]; 4]) -> __m512i {
 
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+pub(super) fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
     _mm512_ternarylogic_epi64::<0x96>(a, b, c)
 }
 
@@ -250,11 +250,7 @@ pub(super) fn rounds<const ENCRYPT: bool, const N: usize>(
         for (x, k) in x.iter_mut().zip(k) {
             *x = _mm512_xor_si512(*x, k[0]);
         }
-        for i in 1..10 {
-            for (x, k) in x.iter_mut().zip(k) {
-                *x = linear_xor(substitute(*x, &r.sbox), r, k[i]);
-            }
-        }
+        lsx_rounds::<N>(x, r, k);
     } else {
         for (x, k) in x.iter_mut().zip(k) {
             *x = _mm512_xor_si512(*x, k[9]);
@@ -264,6 +260,22 @@ pub(super) fn rounds<const ENCRYPT: bool, const N: usize>(
             for (x, k) in x.iter_mut().zip(k) {
                 *x = _mm512_xor_si512(substitute(linear_xor(*x, r, zero), &r.sbox), k[i]);
             }
+        }
+    }
+}
+
+/// The nine `LSX` rounds of encryption (keys `k[v][1..]`), after the first round key went in: the
+/// multi-stream CBC kernel adds that key together with the block, in one three-input XOR.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+pub(super) fn lsx_rounds<const N: usize>(
+    x: &mut [__m512i; N],
+    r: &Registers,
+    k: &[[__m512i; 10]; N],
+) {
+    for i in 1..10 {
+        for (x, k) in x.iter_mut().zip(k) {
+            *x = linear_xor(substitute(*x, &r.sbox), r, k[i]);
         }
     }
 }

@@ -5,20 +5,22 @@
 //! Four streams share a 512-bit register, one per 128-bit lane, and up to four registers (sixteen
 //! streams) run their rounds side by side through the lane-per-block cipher of `x86_avx512_gfni`.
 //! Per call, not per block: the round keys of every lane are gathered once into lane-wise
-//! registers, and the chaining values stay in registers, in the AES-field basis the rounds work in
-//! (the basis change is linear, so the feedback XOR commutes with it and only the data crossing
-//! in and out is mapped). Still constant-time: register lookups only, and the addresses touched
-//! depend only on the (public) stream lengths.
+//! registers, each stream's address is looked up once, and the chaining values stay in registers,
+//! in the AES-field basis the rounds work in (the basis change is linear, so the feedback XOR
+//! commutes with it and only the data crossing in and out is mapped). CBC and the MAC add the
+//! first round key together with the block and the chaining value (one three-input XOR). Still
+//! constant-time: register lookups only, and the addresses touched depend only on the (public)
+//! stream lengths.
 
 use core::arch::x86_64::{
     __m512i, _mm512_castsi128_si512, _mm512_extracti32x4_epi32, _mm512_gf2p8affine_epi64_epi8,
-    _mm512_inserti32x4, _mm512_setzero_si512, _mm512_xor_si512, _mm_loadu_si128, _mm_setzero_si128,
-    _mm_storeu_si128,
+    _mm512_inserti32x4, _mm512_mask_broadcast_i32x4, _mm512_setzero_si512, _mm512_xor_si512,
+    _mm_loadu_si128, _mm_storeu_si128,
 };
 
 use super::aes_field::gfni_constants;
 use super::x86_avx512_gfni::{
-    cipher_keys, gather_keys, load_registers, rounds, GfniKeys, Registers,
+    cipher_keys, gather_keys, load_registers, lsx_rounds, xor3, GfniKeys, Registers,
 };
 use crate::block::Feedback;
 
@@ -37,17 +39,20 @@ const MAC: u8 = 3;
 /// Runs `run` (one stream per key, all of one length, whole blocks) chaining from and back into
 /// `registers` (sixteen bytes per key). Returns false, touching nothing, if the shapes disagree.
 pub(super) fn feedback(keys: &[&GfniKeys], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
-    if run.streams() != keys.len() || run.common_len(16, registers.len()).is_none() {
+    let Some(len) = run.common_len(16, registers.len()) else {
+        return false;
+    };
+    if run.streams() != keys.len() {
         return false;
     }
     // SAFETY: a `GfniKeys` exists only if the CPU has AVX-512 F/BW/VBMI and GFNI (`GfniKeys::new`),
     // and the shapes were checked above.
-    unsafe { feedback_all(keys, registers, run) };
+    unsafe { feedback_all(keys, registers, run, len) };
     true
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn feedback_all(keys: &[&GfniKeys], registers: &mut [u8], mut run: Feedback<'_, '_>) {
+fn feedback_all(keys: &[&GfniKeys], registers: &mut [u8], mut run: Feedback<'_, '_>, len: usize) {
     let r = load_registers(gfni_constants(), true);
     let mode = match run {
         Feedback::CbcEncrypt(_) => CBC,
@@ -64,80 +69,166 @@ fn feedback_all(keys: &[&GfniKeys], registers: &mut [u8], mut run: Feedback<'_, 
         let mut part = run.part(first..first + keys.len());
         let (part, r) = (&mut part, &r);
         match (keys.len().div_ceil(PER_VECTOR), mode) {
-            (1, CBC) => chunk::<1, CBC>(r, keys, registers, part),
-            (1, CFB_ENCRYPT) => chunk::<1, CFB_ENCRYPT>(r, keys, registers, part),
-            (1, CFB_DECRYPT) => chunk::<1, CFB_DECRYPT>(r, keys, registers, part),
-            (1, _) => chunk::<1, MAC>(r, keys, registers, part),
-            (2, CBC) => chunk::<2, CBC>(r, keys, registers, part),
-            (2, CFB_ENCRYPT) => chunk::<2, CFB_ENCRYPT>(r, keys, registers, part),
-            (2, CFB_DECRYPT) => chunk::<2, CFB_DECRYPT>(r, keys, registers, part),
-            (2, _) => chunk::<2, MAC>(r, keys, registers, part),
-            (3, CBC) => chunk::<3, CBC>(r, keys, registers, part),
-            (3, CFB_ENCRYPT) => chunk::<3, CFB_ENCRYPT>(r, keys, registers, part),
-            (3, CFB_DECRYPT) => chunk::<3, CFB_DECRYPT>(r, keys, registers, part),
-            (3, _) => chunk::<3, MAC>(r, keys, registers, part),
-            (_, CBC) => chunk::<4, CBC>(r, keys, registers, part),
-            (_, CFB_ENCRYPT) => chunk::<4, CFB_ENCRYPT>(r, keys, registers, part),
-            (_, CFB_DECRYPT) => chunk::<4, CFB_DECRYPT>(r, keys, registers, part),
-            (_, _) => chunk::<4, MAC>(r, keys, registers, part),
+            (1, CBC) => chunk::<1, CBC>(r, keys, registers, part, len),
+            (1, CFB_ENCRYPT) => chunk::<1, CFB_ENCRYPT>(r, keys, registers, part, len),
+            (1, CFB_DECRYPT) => chunk::<1, CFB_DECRYPT>(r, keys, registers, part, len),
+            (1, _) => chunk::<1, MAC>(r, keys, registers, part, len),
+            (2, CBC) => chunk::<2, CBC>(r, keys, registers, part, len),
+            (2, CFB_ENCRYPT) => chunk::<2, CFB_ENCRYPT>(r, keys, registers, part, len),
+            (2, CFB_DECRYPT) => chunk::<2, CFB_DECRYPT>(r, keys, registers, part, len),
+            (2, _) => chunk::<2, MAC>(r, keys, registers, part, len),
+            (3, CBC) => chunk::<3, CBC>(r, keys, registers, part, len),
+            (3, CFB_ENCRYPT) => chunk::<3, CFB_ENCRYPT>(r, keys, registers, part, len),
+            (3, CFB_DECRYPT) => chunk::<3, CFB_DECRYPT>(r, keys, registers, part, len),
+            (3, _) => chunk::<3, MAC>(r, keys, registers, part, len),
+            (_, CBC) => chunk::<4, CBC>(r, keys, registers, part, len),
+            (_, CFB_ENCRYPT) => chunk::<4, CFB_ENCRYPT>(r, keys, registers, part, len),
+            (_, CFB_DECRYPT) => chunk::<4, CFB_DECRYPT>(r, keys, registers, part, len),
+            (_, _) => chunk::<4, MAC>(r, keys, registers, part, len),
         }
     }
 }
 
-/// Block `at..at + 16` of stream `i`, if there is one. (The per-block helpers here avoid closures:
-/// a closure handed to a generic function such as `Option::and_then` or `array::from_fn` keeps this
-/// module's target features and then cannot be inlined into it, which put calls and `vzeroupper`s
-/// into every step.)
-#[inline(always)]
-fn block<'s>(streams: &'s Feedback, i: usize, at: usize) -> Option<&'s [u8]> {
-    match streams.stream(i) {
-        Some(s) => s.get(at..at + 16),
-        None => None,
-    }
+/// Where every lane's blocks are read and written: the start of its stream, looked up once per
+/// chunk instead of through the [`Feedback`] at every block. Lanes past the last stream read stream
+/// 0 (their results are never stored) and are not written.
+struct Lanes {
+    read: [*const u8; CHUNK],
+    write: [*mut u8; CHUNK],
+    streams: usize,
 }
 
-/// Block `at..at + 16` of streams `first..first + 4`, one per 128-bit lane; zero where a stream is
-/// missing.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn load4(streams: &Feedback, first: usize, at: usize) -> __m512i {
-    let mut lanes = [_mm_setzero_si128(); 4];
-    for (l, lane) in lanes.iter_mut().enumerate() {
-        if let Some(block) = block(streams, first + l, at) {
-            // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
-            *lane = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+impl Lanes {
+    /// The lanes of `streams` (at most [`CHUNK`]; each a whole number of blocks, all of one length).
+    fn new(streams: &mut Feedback) -> Lanes {
+        let mut read = [core::ptr::null(); CHUNK];
+        let mut write = [core::ptr::null_mut(); CHUNK];
+        let count = streams.streams().min(CHUNK);
+        match streams {
+            Feedback::CbcEncrypt(s) | Feedback::CfbEncrypt(s) | Feedback::CfbDecrypt(s) => {
+                for (w, s) in write.iter_mut().zip(s.iter_mut()) {
+                    *w = s.as_mut_ptr();
+                }
+                for (r, w) in read.iter_mut().zip(write) {
+                    *r = w.cast_const();
+                }
+            }
+            Feedback::CbcMac(s) => {
+                for (r, s) in read.iter_mut().zip(s.iter()) {
+                    *r = s.as_ptr();
+                }
+            }
+        }
+        let first = read[0];
+        for r in &mut read[count..] {
+            *r = first;
+        }
+        Lanes {
+            read,
+            write,
+            streams: count,
         }
     }
-    let v = _mm512_castsi128_si512(lanes[0]);
-    let v = _mm512_inserti32x4::<1>(v, lanes[1]);
-    let v = _mm512_inserti32x4::<2>(v, lanes[2]);
-    _mm512_inserti32x4::<3>(v, lanes[3])
 }
 
-/// Writes lane `l` of `v` to block `at..at + 16` of stream `first + l` of `streams`, for the
-/// streams there are.
+/// Block `at..at + 16` of the streams of lanes `first..first + 4`, one per 128-bit lane.
+///
+/// # Safety
+/// Every stream of `lanes` has at least `at + 16` bytes.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn store4(streams: &mut Feedback, first: usize, at: usize, v: __m512i) {
-    let lanes = [
+unsafe fn load4(lanes: &Lanes, first: usize, at: usize) -> __m512i {
+    let p = &lanes.read[first..first + PER_VECTOR];
+    // SAFETY: each `p[l]` is the start of a stream (or of stream 0) of at least `at + 16` bytes, by
+    // the caller's contract; `loadu` has no alignment requirement.
+    unsafe {
+        let v = _mm512_castsi128_si512(_mm_loadu_si128(p[0].add(at).cast()));
+        let v = _mm512_inserti32x4::<1>(v, _mm_loadu_si128(p[1].add(at).cast()));
+        let v = _mm512_inserti32x4::<2>(v, _mm_loadu_si128(p[2].add(at).cast()));
+        _mm512_inserti32x4::<3>(v, _mm_loadu_si128(p[3].add(at).cast()))
+    }
+}
+
+/// Writes lane `l` of `v` to block `at..at + 16` of the stream of lane `first + l`, for the lanes
+/// that have a stream.
+///
+/// # Safety
+/// Every stream of `lanes` has at least `at + 16` bytes and was handed over writable.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+unsafe fn store4(lanes: &Lanes, first: usize, at: usize, v: __m512i) {
+    let x = [
         _mm512_extracti32x4_epi32::<0>(v),
         _mm512_extracti32x4_epi32::<1>(v),
         _mm512_extracti32x4_epi32::<2>(v),
         _mm512_extracti32x4_epi32::<3>(v),
     ];
-    for (l, x) in lanes.into_iter().enumerate() {
-        let block = match streams.stream_mut(first + l) {
-            Some(s) => s.get_mut(at..at + 16),
-            None => None,
-        };
-        if let Some(block) = block {
+    for (l, x) in x.into_iter().enumerate() {
+        if first + l < lanes.streams {
+            // SAFETY: the lane has a stream of at least `at + 16` writable bytes (caller's
+            // contract); `storeu` has no alignment requirement.
+            unsafe { _mm_storeu_si128(lanes.write[first + l].add(at).cast(), x) };
+        }
+    }
+}
+
+/// The chaining values of lanes `first..first + 4` from `registers` (sixteen bytes per stream);
+/// zero past the last stream.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn load_registers4(registers: &[u8], first: usize) -> __m512i {
+    let mut v = _mm512_setzero_si512();
+    for l in 0..PER_VECTOR {
+        let at = 16 * (first + l);
+        if let Some(block) = registers.get(at..at + 16) {
+            // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
+            let x = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+            v = _mm512_mask_broadcast_i32x4(v, 0xf << (4 * l), x);
+        }
+    }
+    v
+}
+
+/// Writes lanes `first..first + 4` of `v` back to `registers`, for the streams there are.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn store_registers4(registers: &mut [u8], first: usize, v: __m512i) {
+    let x = [
+        _mm512_extracti32x4_epi32::<0>(v),
+        _mm512_extracti32x4_epi32::<1>(v),
+        _mm512_extracti32x4_epi32::<2>(v),
+        _mm512_extracti32x4_epi32::<3>(v),
+    ];
+    for (l, x) in x.into_iter().enumerate() {
+        let at = 16 * (first + l);
+        if let Some(block) = registers.get_mut(at..at + 16) {
             // SAFETY: `block` is 16 writable bytes; `storeu` has no alignment requirement.
             unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), x) };
         }
     }
 }
 
-/// Every block of up to `4 * V` streams: `V` registers of four lanes.
+/// The round keys of register `v`: lane `l` under `keys[4v + l]`, lanes past the last stream under
+/// its keys (their blocks are never stored). A plain loop, not `array::from_fn` closures: a closure
+/// handed to a generic function lacks this module's target features, so the intrinsics in it were
+/// called instead of inlined, each call with a `vzeroupper`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn register_keys(keys: &[&GfniKeys], v: usize) -> [__m512i; 10] {
+    let last = keys.len().saturating_sub(1);
+    let lane = |l: usize| match keys.get((PER_VECTOR * v + l).min(last)) {
+        Some(k) => &k.keys,
+        None => &[[0u8; 16]; 10],
+    };
+    let lanes = [lane(0), lane(1), lane(2), lane(3)];
+    let mut out = [_mm512_setzero_si512(); 10];
+    for (i, out) in out.iter_mut().enumerate() {
+        *out = gather_keys([&lanes[0][i], &lanes[1][i], &lanes[2][i], &lanes[3][i]]);
+    }
+    cipher_keys::<true>(out)
+}
+
+/// Every block (`len` bytes per stream) of up to `4 * V` streams: `V` registers of four lanes.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 fn chunk<const V: usize, const MODE: u8>(
@@ -145,43 +236,36 @@ fn chunk<const V: usize, const MODE: u8>(
     keys: &[&GfniKeys],
     registers: &mut [u8],
     streams: &mut Feedback,
+    len: usize,
 ) {
-    // Lanes past the last stream repeat its keys; their blocks are zero and never stored.
-    let pick = |lane: usize| {
-        keys.get(lane)
-            .or(keys.last())
-            .map_or(&[[0u8; 16]; 10], |k| &k.keys)
-    };
-    let round_keys: [[__m512i; 10]; V] = core::array::from_fn(|v| {
-        cipher_keys::<true>(core::array::from_fn(|i| {
-            let lane = |l: usize| &pick(PER_VECTOR * v + l)[i];
-            gather_keys([lane(0), lane(1), lane(2), lane(3)])
-        }))
-    });
-    // The chaining values, sixteen bytes per stream, as streams of one block.
-    let mut lanes: Vec<&mut [u8]> = registers.chunks_exact_mut(16).collect();
-    let mut lanes = Feedback::CbcEncrypt(&mut lanes);
     let zero = _mm512_setzero_si512();
+    let mut round_keys = [[zero; 10]; V];
+    for (v, k) in round_keys.iter_mut().enumerate() {
+        *k = register_keys(keys, v);
+    }
+    let lanes = Lanes::new(streams);
     let mut chain = [zero; V];
     for (v, chain) in chain.iter_mut().enumerate() {
-        *chain = _mm512_gf2p8affine_epi64_epi8::<0>(load4(&lanes, PER_VECTOR * v, 0), r.to_aes);
+        *chain = _mm512_gf2p8affine_epi64_epi8::<0>(
+            load_registers4(registers, PER_VECTOR * v),
+            r.to_aes,
+        );
     }
-    let blocks = (0..keys.len())
-        .find_map(|l| streams.stream_len(l))
-        .unwrap_or(0)
-        / 16;
-    for b in 0..blocks {
+    for b in 0..len / 16 {
         let at = 16 * b;
         let mut input = [zero; V];
         let mut x = chain;
         for v in 0..V {
-            let data = load4(streams, PER_VECTOR * v, at);
+            // SAFETY: every stream has `len >= at + 16` bytes (`feedback` checked the lengths).
+            let data = unsafe { load4(&lanes, PER_VECTOR * v, at) };
             input[v] = _mm512_gf2p8affine_epi64_epi8::<0>(data, r.to_aes);
-            if MODE == CBC || MODE == MAC {
-                x[v] = _mm512_xor_si512(x[v], input[v]);
-            }
+            x[v] = match MODE {
+                // The first round key goes in with the block, one three-input XOR.
+                CBC | MAC => xor3(x[v], input[v], round_keys[v][0]),
+                _ => _mm512_xor_si512(x[v], round_keys[v][0]),
+            };
         }
-        rounds::<true, V>(&mut x, r, &round_keys);
+        lsx_rounds::<V>(&mut x, r, &round_keys);
         for v in 0..V {
             let out = match MODE {
                 CBC | MAC => x[v],
@@ -190,12 +274,13 @@ fn chunk<const V: usize, const MODE: u8>(
             chain[v] = if MODE == CFB_DECRYPT { input[v] } else { out };
             if MODE != MAC {
                 let out = _mm512_gf2p8affine_epi64_epi8::<0>(out, r.from_aes);
-                store4(streams, PER_VECTOR * v, at, out);
+                // SAFETY: as for the load; the streams of the modes that store are writable.
+                unsafe { store4(&lanes, PER_VECTOR * v, at, out) };
             }
         }
     }
     for (v, value) in chain.into_iter().enumerate() {
         let value = _mm512_gf2p8affine_epi64_epi8::<0>(value, r.from_aes);
-        store4(&mut lanes, PER_VECTOR * v, 0, value);
+        store_registers4(registers, PER_VECTOR * v, value);
     }
 }
