@@ -163,6 +163,28 @@ impl Consts {
             scatter: [load64(&sh.scatter[0]), load64(&sh.scatter[1])],
         }
     }
+
+    /// The `[a_0, a_1]` registers of sixteen blocks (128 bytes: `x`, then `y`), lane `i` from
+    /// block `i`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    pub(super) fn split(&self, x: __m512i, y: __m512i) -> [__m512i; 2] {
+        [
+            _mm512_permutex2var_epi8(x, self.gather[0], y),
+            _mm512_permutex2var_epi8(x, self.gather[1], y),
+        ]
+    }
+
+    /// The inverse of [`Consts::split`]: the 128 bytes of sixteen blocks from their `a_0` and
+    /// `a_1` registers.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    pub(super) fn join(&self, [a0, a1]: [__m512i; 2]) -> [__m512i; 2] {
+        [
+            _mm512_permutex2var_epi8(a1, self.scatter[0], a0),
+            _mm512_permutex2var_epi8(a1, self.scatter[1], a0),
+        ]
+    }
 }
 
 /// `b ^ (t(a + k) <<< 11)` in every lane.
@@ -217,10 +239,7 @@ fn run<const G: usize>(data: &mut [u8], keys: &[[__m512i; 8]; G], decrypt: bool,
                 _mm512_loadu_si512(p.add(64).cast()),
             )
         };
-        *s = [
-            _mm512_permutex2var_epi8(x, c.gather[0], y),
-            _mm512_permutex2var_epi8(x, c.gather[1], y),
-        ];
+        *s = c.split(x, y);
     }
     if decrypt {
         rounds::<G, true>(&mut state, keys, c);
@@ -228,8 +247,8 @@ fn run<const G: usize>(data: &mut [u8], keys: &[[__m512i; 8]; G], decrypt: bool,
         rounds::<G, false>(&mut state, keys, c);
     }
     for (s, group) in state.iter().zip(data.chunks_exact_mut(GROUP_BYTES)) {
-        let x = _mm512_permutex2var_epi8(s[0], c.scatter[0], s[1]);
-        let y = _mm512_permutex2var_epi8(s[0], c.scatter[1], s[1]);
+        // The rounds end without the last swap: the a_0 word is in s[1].
+        let [x, y] = c.join([s[1], s[0]]);
         // SAFETY: `group` is exactly 128 writable bytes (`chunks_exact_mut`), written as two
         // unaligned 64-byte stores.
         unsafe {
@@ -305,47 +324,71 @@ static TRANSPOSE: [[[u32; 16]; 2]; 3] =
 /// Key words of lanes without a cipher (their blocks are padding).
 static NO_KEY: [u32; 8] = [0; 8];
 
-/// Transposes the eight key words of up to sixteen lanes into eight lane-wise registers (register
-/// `w` holds word `w` of every lane) in three `vpermt2d` stages, without a round trip through
-/// memory.
+/// The key words of lane `lane` (zeros past the last key).
+#[inline(always)]
+fn lane_key<'k>(keys: &[&'k [u32; 8]], lane: usize) -> &'k [u32; 8] {
+    match keys.get(lane) {
+        Some(key) => key,
+        None => &NO_KEY,
+    }
+}
+
+/// The `vpermt2d` indices of stage `stage` (0-based), output `out`, of [`lane_keys`].
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn key_transpose(stage: usize, out: usize) -> __m512i {
+    let index = &TRANSPOSE[stage % 3][out % 2];
+    // SAFETY: 16 readable u32 (64 bytes); `loadu` has no alignment requirement.
+    unsafe { _mm512_loadu_si512(index.as_ptr().cast()) }
+}
+
+/// Transposes the eight key words of up to sixteen lanes into eight lane-wise registers (register
+/// `w` holds word `w` of every lane) in three `vpermt2d` stages, without a round trip through
+/// memory. Plain index loops, no closures: a closure handed to a generic function
+/// (`array::from_fn`) is compiled without this function's target features, so the intrinsics in
+/// it would not be inlined.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[allow(clippy::needless_range_loop)]
 pub(super) fn lane_keys(keys: &[&[u32; 8]]) -> [__m512i; 8] {
-    let key = |lane: usize| keys.get(lane).copied().unwrap_or(&NO_KEY);
-    let index = |stage: usize, out: usize| {
-        // SAFETY: 16 readable u32 (64 bytes); `loadu` has no alignment requirement.
-        unsafe { _mm512_loadu_si512(TRANSPOSE[stage][out].as_ptr().cast()) }
-    };
+    let zero = _mm512_setzero_si512();
     // Two lanes' eight words per register: lanes 2p, 2p + 1.
-    let rows: [__m512i; 8] = core::array::from_fn(|p| {
+    let mut rows = [zero; 8];
+    for p in 0..8 {
+        let (a, b) = (lane_key(keys, 2 * p), lane_key(keys, 2 * p + 1));
         // SAFETY: each key is 8 readable u32 (32 bytes); `loadu` has no alignment requirement.
         let (a, b) = unsafe {
             (
-                _mm256_loadu_si256(key(2 * p).as_ptr().cast()),
-                _mm256_loadu_si256(key(2 * p + 1).as_ptr().cast()),
+                _mm256_loadu_si256(a.as_ptr().cast()),
+                _mm256_loadu_si256(b.as_ptr().cast()),
             )
         };
-        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
-    });
+        rows[p] = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
+    }
     // Stage 1: [q][h] = words 4h.. of lanes 4q..4q+4.
-    let s1: [[__m512i; 2]; 4] = core::array::from_fn(|q| {
-        core::array::from_fn(|h| {
-            _mm512_permutex2var_epi32(rows[2 * q], index(0, h), rows[2 * q + 1])
-        })
-    });
+    let mut s1 = [[zero; 2]; 4];
+    for q in 0..4 {
+        for h in 0..2 {
+            s1[q][h] = _mm512_permutex2var_epi32(rows[2 * q], key_transpose(0, h), rows[2 * q + 1]);
+        }
+    }
     // Stage 2: [r][h][g] = words 4h + 2g.. of lanes 8r..8r+8.
-    let s2: [[[__m512i; 2]; 2]; 2] = core::array::from_fn(|r| {
-        core::array::from_fn(|h| {
-            core::array::from_fn(|g| {
-                _mm512_permutex2var_epi32(s1[2 * r][h], index(1, g), s1[2 * r + 1][h])
-            })
-        })
-    });
+    let mut s2 = [[[zero; 2]; 2]; 2];
+    for r in 0..2 {
+        for h in 0..2 {
+            for g in 0..2 {
+                s2[r][h][g] =
+                    _mm512_permutex2var_epi32(s1[2 * r][h], key_transpose(1, g), s1[2 * r + 1][h]);
+            }
+        }
+    }
     // Stage 3: word 4h + 2g + t of all sixteen lanes.
-    core::array::from_fn(|w| {
+    let mut words = [zero; 8];
+    for w in 0..8 {
         let (h, g, t) = (w / 4, (w / 2) % 2, w % 2);
-        _mm512_permutex2var_epi32(s2[0][h][g], index(2, t), s2[1][h][g])
-    })
+        words[w] = _mm512_permutex2var_epi32(s2[0][h][g], key_transpose(2, t), s2[1][h][g]);
+    }
+    words
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
