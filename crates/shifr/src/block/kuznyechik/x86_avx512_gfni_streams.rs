@@ -13,9 +13,9 @@
 //! stream lengths.
 
 use core::arch::x86_64::{
-    __m512i, _mm512_castsi128_si512, _mm512_extracti32x4_epi32, _mm512_gf2p8affine_epi64_epi8,
-    _mm512_inserti32x4, _mm512_mask_broadcast_i32x4, _mm512_setzero_si512, _mm512_xor_si512,
-    _mm_loadu_si128, _mm_storeu_si128,
+    __m128i, __m512i, _mm512_castsi128_si512, _mm512_extracti32x4_epi32,
+    _mm512_gf2p8affine_epi64_epi8, _mm512_inserti32x4, _mm512_mask_broadcast_i32x4,
+    _mm512_setzero_si512, _mm512_xor_si512, _mm_loadu_si128, _mm_storeu_si128,
 };
 
 use super::aes_field::gfni_constants;
@@ -149,6 +149,18 @@ unsafe fn load4(lanes: &Lanes, first: usize, at: usize) -> __m512i {
     }
 }
 
+/// The four 128-bit lanes of `v`, lane 0 first.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn split4(v: __m512i) -> [__m128i; 4] {
+    [
+        _mm512_extracti32x4_epi32::<0>(v),
+        _mm512_extracti32x4_epi32::<1>(v),
+        _mm512_extracti32x4_epi32::<2>(v),
+        _mm512_extracti32x4_epi32::<3>(v),
+    ]
+}
+
 /// Writes lane `l` of `v` to block `at..at + 16` of the stream of lane `first + l`, for the lanes
 /// that have a stream.
 ///
@@ -157,12 +169,7 @@ unsafe fn load4(lanes: &Lanes, first: usize, at: usize) -> __m512i {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 unsafe fn store4(lanes: &Lanes, first: usize, at: usize, v: __m512i) {
-    let x = [
-        _mm512_extracti32x4_epi32::<0>(v),
-        _mm512_extracti32x4_epi32::<1>(v),
-        _mm512_extracti32x4_epi32::<2>(v),
-        _mm512_extracti32x4_epi32::<3>(v),
-    ];
+    let x = split4(v);
     for (l, x) in x.into_iter().enumerate() {
         if first + l < lanes.streams {
             // SAFETY: the lane has a stream of at least `at + 16` writable bytes (caller's
@@ -193,12 +200,7 @@ fn load_registers4(registers: &[u8], first: usize) -> __m512i {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 fn store_registers4(registers: &mut [u8], first: usize, v: __m512i) {
-    let x = [
-        _mm512_extracti32x4_epi32::<0>(v),
-        _mm512_extracti32x4_epi32::<1>(v),
-        _mm512_extracti32x4_epi32::<2>(v),
-        _mm512_extracti32x4_epi32::<3>(v),
-    ];
+    let x = split4(v);
     for (l, x) in x.into_iter().enumerate() {
         let at = 16 * (first + l);
         if let Some(block) = registers.get_mut(at..at + 16) {
