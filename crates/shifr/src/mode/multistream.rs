@@ -12,7 +12,11 @@
 //! left. Whatever it declines, and CFB and OMAC, are offered run by run (between two points where a
 //! stream drops out, every live lane has the same number of whole blocks ahead) to
 //! [`BlockCipher::feedback_lanes`] (Magma and Kuznyechik loop over the blocks inside their SIMD
-//! kernels there) and walked block index by block index only if the cipher declines.
+//! kernels there) and walked block index by block index only if the cipher declines; streams of one
+//! length in whole blocks go to it whole, in their own order, before any lane layout is built. CBC
+//! decryption is parallel within a stream: streams of [`SOLO_DECRYPT_BLOCKS`] blocks or more are
+//! decrypted one by one through [`crate::mode::cbc`] (the cipher's multi-block path), and only the
+//! shorter ones are walked across streams.
 //!
 //! Every function gives exactly what one single-stream call per stream gives ([`crate::mode::cbc`] with
 //! an `n`-byte IV, [`crate::mode::cfb`] with `s = m = n`, [`crate::mac::omac`]).
@@ -49,7 +53,7 @@ fn check_ivs(n: usize, ivs: &[&[u8]]) -> Result<()> {
     }
 }
 
-/// The checks of [`setup`], without its lane layout: one cipher and one IV per stream, a common
+/// The checks of every multi-stream mode: one cipher and one IV per stream, a common
 /// block size, IVs of that size and (`whole_blocks`) whole-block streams. Returns the block size.
 fn check_streams<C: BlockCipher>(
     ciphers: &[&C],
@@ -88,28 +92,8 @@ fn live_lanes(order: &[usize], blocks: &[usize], mut live: usize, index: usize) 
     live
 }
 
-/// Shared set-up of the cipher modes: validates and returns `(n, blocks per stream, lane order, lane
+/// The lane layout of streams that passed [`check_streams`]: `(blocks per stream, lane order, lane
 /// ciphers, per-lane register initialised with the IVs)`.
-#[allow(clippy::type_complexity)]
-fn setup<'c, C: BlockCipher>(
-    ciphers: &[&'c C],
-    ivs: &[&[u8]],
-    lens: &[usize],
-    whole_blocks: bool,
-) -> Result<(
-    usize,
-    Vec<usize>,
-    Vec<usize>,
-    Vec<&'c C>,
-    Zeroizing<Vec<u8>>,
-)> {
-    let n = check_streams(ciphers, ivs, lens.iter().copied(), whole_blocks)?;
-    let (blocks, order, lanes, reg) = layout(n, ciphers, ivs, lens);
-    Ok((n, blocks, order, lanes, reg))
-}
-
-/// The lane layout of [`setup`] for checked streams: `(blocks per stream, lane order, lane ciphers,
-/// per-lane register initialised with the IVs)`.
 #[allow(clippy::type_complexity)]
 fn layout<'c, C: BlockCipher>(
     n: usize,
@@ -139,6 +123,24 @@ fn lane_slices<'a>(
         .iter()
         .filter_map(|&i| slots.get_mut(i).and_then(Option::take))
         .collect()
+}
+
+/// Streams of one length in whole blocks, in their own order, straight to the cipher's feedback
+/// kernel (`run` names the mode): no lane order and no per-lane buffers but the chaining values,
+/// which a batch of short streams would otherwise pay for in allocations and a sort. False, with
+/// nothing touched, where the cipher has no such kernel (the lane walk then does the job).
+fn feedback_whole<C: BlockCipher>(
+    n: usize,
+    ciphers: &[&C],
+    ivs: &[&[u8]],
+    data: &mut [&mut [u8]],
+    run: MakeRun,
+) -> bool {
+    let mut state = Zeroizing::new(Vec::with_capacity(ivs.len() * n));
+    for iv in ivs {
+        state.extend_from_slice(iv);
+    }
+    C::feedback_lanes(ciphers, &mut state, run(data))
 }
 
 /// Where a run of the cipher's feedback kernel that starts at the current block index can end: the
@@ -231,7 +233,10 @@ pub fn cbc_encrypt<C: BlockCipher>(
     // without the lane order and buffers of `layout` (allocations and a sort that cost a batch of
     // short streams a noticeable part of its time).
     let len = data.first().map_or(0, |d| d.len());
-    if data.iter().all(|d| d.len() == len) && C::cbc_encrypt_streams(ciphers, ivs, data) {
+    if data.iter().all(|d| d.len() == len)
+        && (C::cbc_encrypt_streams(ciphers, ivs, data)
+            || feedback_whole(n, ciphers, ivs, data, |s| Feedback::CbcEncrypt(s)))
+    {
         return Ok(());
     }
     let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
@@ -331,14 +336,39 @@ fn cbc_encrypt_lanes<C: BlockCipher>(
     }
 }
 
+/// Streams of at least this many blocks are CBC-decrypted on their own rather than in the lane walk
+/// (measured crossover: 4 blocks for Kuznyechik, about 8 for Magma and AES).
+const SOLO_DECRYPT_BLOCKS: usize = 8;
+
 /// CBC-decrypts every `data[i]` (whole blocks) in place with `ciphers[i]` and the `n`-byte `ivs[i]`.
 pub fn cbc_decrypt<C: BlockCipher>(
     ciphers: &[&C],
     ivs: &[&[u8]],
     data: &mut [&mut [u8]],
 ) -> Result<()> {
+    let n = check_streams(ciphers, ivs, data.iter().map(|d| d.len()), true)?;
+    // CBC decryption is parallel within a stream, so a stream of several blocks goes through the
+    // cipher's own multi-block path on its own (2-3x the lane walk at 16 x 512 B); the lane walk,
+    // one block of every stream per cipher call, is for the streams too short to fill it.
+    let solo = |len: usize| len / n >= SOLO_DECRYPT_BLOCKS;
+    let mut short_ciphers = Vec::new();
+    let mut short_ivs = Vec::new();
+    let mut short_data: Vec<&mut [u8]> = Vec::new();
+    for ((&c, &iv), d) in ciphers.iter().zip(ivs).zip(data.iter_mut()) {
+        if solo(d.len()) {
+            crate::mode::cbc::decrypt(c, iv, d)?;
+        } else {
+            short_ciphers.push(c);
+            short_ivs.push(iv);
+            short_data.push(&mut **d);
+        }
+    }
+    if short_data.is_empty() {
+        return Ok(());
+    }
+    let (ciphers, ivs, data) = (&short_ciphers[..], &short_ivs[..], &mut short_data[..]);
     let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
-    let (n, blocks, order, lanes, mut prev) = setup(ciphers, ivs, &lens, true)?;
+    let (blocks, order, lanes, mut prev) = layout(n, ciphers, ivs, &lens);
     // Holds plaintext after the XOR: wiped on drop.
     let mut work = Zeroizing::new(vec![0u8; order.len() * n]);
     let mut saved = vec![0u8; order.len() * n];
@@ -416,8 +446,21 @@ fn cfb<C: BlockCipher>(
     data: &mut [&mut [u8]],
     decrypting: bool,
 ) -> Result<()> {
+    let n = check_streams(ciphers, ivs, data.iter().map(|d| d.len()), false)?;
+    let len = data.first().map_or(0, |d| d.len());
+    let run: MakeRun = if decrypting {
+        |s| Feedback::CfbDecrypt(s)
+    } else {
+        |s| Feedback::CfbEncrypt(s)
+    };
+    if len.is_multiple_of(n)
+        && data.iter().all(|d| d.len() == len)
+        && feedback_whole(n, ciphers, ivs, data, run)
+    {
+        return Ok(());
+    }
     let lens: Vec<usize> = data.iter().map(|d| d.len()).collect();
-    let (n, blocks, order, lanes, mut state) = setup(ciphers, ivs, &lens, false)?;
+    let (blocks, order, lanes, mut state) = layout(n, ciphers, ivs, &lens);
     // Holds ciphertext blocks while decrypting (public, but kept beside the key stream).
     let mut saved = Zeroizing::new(vec![0u8; order.len() * n]);
     with_const_block_size!(
