@@ -1,8 +1,9 @@
 //! Multi-stream AES-CBC encryption against RustCrypto `cbc` stream by stream, on every AES backend
-//! this CPU has (and on mixed backends, which take the narrowest register width, and mixed key sizes): the stream counts
-//! around the kernels' register and batch sizes (1, 3, 4, 15, 16, 17, 33, 64), streams of one length
-//! (0, 16 and 512 bytes: the kernels whole) and of unequal lengths (the stretch-by-stretch path),
-//! every key size, random keys, IVs and data.
+//! this CPU has (and on mixed backends, which take the narrowest register width, and mixed key
+//! sizes): the stream counts around the kernels' register and batch sizes (1, 3, 4, 15, 16, 17, 33,
+//! 64; 65 is also past the key list kept on the stack), streams of one length (0, 16 and 512 bytes:
+//! the kernels whole) and of unequal lengths (the stretch-by-stretch path), every key size, random
+//! keys, IVs and data.
 
 use aes::cipher::{block_padding::NoPadding, BlockEncryptMut, KeyIvInit};
 use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
@@ -10,7 +11,7 @@ use shifr::block::aes::Aes;
 use shifr::cpu::Backend;
 use shifr::mode::multistream;
 
-const STREAM_COUNTS: &[usize] = &[1, 3, 4, 15, 16, 17, 33, 64];
+const STREAM_COUNTS: &[usize] = &[1, 3, 4, 15, 16, 17, 33, 64, 65];
 
 fn rng() -> StdRng {
     let seed = rand::random::<u64>();
