@@ -30,7 +30,8 @@
 //! block per key in SIMD lanes when all keys share backend and S-box set. With AVX-512 the
 //! multi-stream feedback modes (CBC encryption, CFB, the OMAC chain) go through
 //! [`BlockCipher::feedback_lanes`] instead (`x86_avx512_streams.rs`): whole runs of blocks per
-//! call, round keys and chaining values held in registers throughout.
+//! call, round keys and chaining values held in registers throughout. The single-stream chains of
+//! those modes ([`BlockCipher::feedback_chain`]) run as a one-lane call of the same kernel.
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
@@ -51,7 +52,7 @@ pub use sbox::SBox;
 use engine::Engine;
 use soft::{Core, Layout};
 
-use crate::block::{BlockCipher, Feedback, KeyInit};
+use crate::block::{BlockCipher, Chain, Feedback, KeyInit};
 use crate::cpu::Backend;
 use crate::{Error, Result};
 
@@ -189,6 +190,9 @@ impl BlockCipher for Magma {
     fn feedback_lanes(ciphers: &[&Self], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
         Core::feedback(ciphers, |c| &c.core, registers, run)
     }
+    fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
+        one_lane_chain(self, register, chain)
+    }
 }
 
 impl KeyInit for Magma {
@@ -275,6 +279,9 @@ impl BlockCipher for Gost28147 {
     fn feedback_lanes(ciphers: &[&Self], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
         Core::feedback(ciphers, |c| &c.core, registers, run)
     }
+    fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
+        one_lane_chain(self, register, chain)
+    }
 }
 
 impl KeyInit for Gost28147 {
@@ -289,6 +296,25 @@ impl KeyInit for Gost28147 {
     /// Keeps the S-box set.
     fn rekey(&self, key: &[u8]) -> Result<Gost28147> {
         Gost28147::new(key, self.sbox())
+    }
+}
+
+/// A single-stream chain (CBC encryption, CFB encryption, the CBC-MAC chain of OMAC) as a one-lane
+/// run of the multi-stream feedback kernel, where the backend has one (AVX-512): the round keys, the
+/// S-box tables and the chaining value then stay in registers for the whole chain, where the mode's
+/// generic loop pays a one-block `encrypt_blocks` call, with its table and key set-up, per block.
+/// OFB has no multi-stream form; it and every backend without the kernel decline, touching nothing.
+fn one_lane_chain<C: BlockCipher>(cipher: &C, register: &mut [u8], chain: Chain<'_>) -> bool {
+    let lane = [cipher];
+    match chain {
+        Chain::CbcEncrypt(data) => {
+            C::feedback_lanes(&lane, register, Feedback::CbcEncrypt(&mut [data]))
+        }
+        Chain::CfbEncrypt(data) => {
+            C::feedback_lanes(&lane, register, Feedback::CfbEncrypt(&mut [data]))
+        }
+        Chain::CbcMac(data) => C::feedback_lanes(&lane, register, Feedback::CbcMac(&[data])),
+        Chain::Ofb(_) => false,
     }
 }
 
