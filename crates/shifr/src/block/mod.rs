@@ -153,13 +153,19 @@ pub enum Feedback<'a, 'b> {
     CfbDecrypt(&'a mut [&'b mut [u8]]),
     /// The CBC-MAC chain of OMAC: `R = E(R ^ B)`; the streams are only read.
     CbcMac(&'a [&'b [u8]]),
+    /// OFB with a one-block register: `R = E(R)`, and `B` becomes `B ^ R`. `R` is key stream: the
+    /// caller wipes it. (Single-stream chains use it; `mode::multistream` has no OFB.)
+    Ofb(&'a mut [&'b mut [u8]]),
 }
 
 impl<'b> Feedback<'_, 'b> {
     /// The number of streams.
     pub fn streams(&self) -> usize {
         match self {
-            Feedback::CbcEncrypt(s) | Feedback::CfbEncrypt(s) | Feedback::CfbDecrypt(s) => s.len(),
+            Feedback::CbcEncrypt(s)
+            | Feedback::CfbEncrypt(s)
+            | Feedback::CfbDecrypt(s)
+            | Feedback::Ofb(s) => s.len(),
             Feedback::CbcMac(s) => s.len(),
         }
     }
@@ -172,9 +178,10 @@ impl<'b> Feedback<'_, 'b> {
     /// Stream `i`, to read (`None` past the last stream).
     pub fn stream(&self, i: usize) -> Option<&[u8]> {
         match self {
-            Feedback::CbcEncrypt(s) | Feedback::CfbEncrypt(s) | Feedback::CfbDecrypt(s) => {
-                s.get(i).map(|d| &**d)
-            }
+            Feedback::CbcEncrypt(s)
+            | Feedback::CfbEncrypt(s)
+            | Feedback::CfbDecrypt(s)
+            | Feedback::Ofb(s) => s.get(i).map(|d| &**d),
             Feedback::CbcMac(s) => s.get(i).copied(),
         }
     }
@@ -182,9 +189,10 @@ impl<'b> Feedback<'_, 'b> {
     /// Stream `i`, to write (`None` past the last stream, and for [`Feedback::CbcMac`]).
     pub fn stream_mut(&mut self, i: usize) -> Option<&mut [u8]> {
         match self {
-            Feedback::CbcEncrypt(s) | Feedback::CfbEncrypt(s) | Feedback::CfbDecrypt(s) => {
-                s.get_mut(i).map(|d| &mut **d)
-            }
+            Feedback::CbcEncrypt(s)
+            | Feedback::CfbEncrypt(s)
+            | Feedback::CfbDecrypt(s)
+            | Feedback::Ofb(s) => s.get_mut(i).map(|d| &mut **d),
             Feedback::CbcMac(_) => None,
         }
     }
@@ -196,6 +204,7 @@ impl<'b> Feedback<'_, 'b> {
             Feedback::CfbEncrypt(s) => Feedback::CfbEncrypt(s.get_mut(range).unwrap_or_default()),
             Feedback::CfbDecrypt(s) => Feedback::CfbDecrypt(s.get_mut(range).unwrap_or_default()),
             Feedback::CbcMac(s) => Feedback::CbcMac(s.get(range).unwrap_or_default()),
+            Feedback::Ofb(s) => Feedback::Ofb(s.get_mut(range).unwrap_or_default()),
         }
     }
 

@@ -42,24 +42,32 @@ pub(super) fn feedback(keys: &[&GfniKeys], registers: &mut [u8], run: Feedback<'
     let Some(len) = run.common_len(16, registers.len()) else {
         return false;
     };
-    if run.streams() != keys.len() {
-        return false;
-    }
-    // SAFETY: a `GfniKeys` exists only if the CPU has AVX-512 F/BW/VBMI and GFNI (`GfniKeys::new`),
-    // and the shapes were checked above.
-    unsafe { feedback_all(keys, registers, run, len) };
-    true
-}
-
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn feedback_all(keys: &[&GfniKeys], registers: &mut [u8], mut run: Feedback<'_, '_>, len: usize) {
-    let r = load_registers(gfni_constants(), true);
     let mode = match run {
         Feedback::CbcEncrypt(_) => CBC,
         Feedback::CfbEncrypt(_) => CFB_ENCRYPT,
         Feedback::CfbDecrypt(_) => CFB_DECRYPT,
         Feedback::CbcMac(_) => MAC,
+        // The single-stream OFB chain has its own kernel (`x86_avx512_gfni_chain`).
+        Feedback::Ofb(_) => return false,
     };
+    if run.streams() != keys.len() {
+        return false;
+    }
+    // SAFETY: a `GfniKeys` exists only if the CPU has AVX-512 F/BW/VBMI and GFNI (`GfniKeys::new`),
+    // and the shapes were checked above.
+    unsafe { feedback_all(keys, registers, run, mode, len) };
+    true
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn feedback_all(
+    keys: &[&GfniKeys],
+    registers: &mut [u8],
+    mut run: Feedback<'_, '_>,
+    mode: u8,
+    len: usize,
+) {
+    let r = load_registers(gfni_constants(), true);
     for (first, (keys, registers)) in keys
         .chunks(CHUNK)
         .zip(registers.chunks_mut(16 * CHUNK))
@@ -105,7 +113,10 @@ impl Lanes {
         let mut write = [core::ptr::null_mut(); CHUNK];
         let count = streams.streams().min(CHUNK);
         match streams {
-            Feedback::CbcEncrypt(s) | Feedback::CfbEncrypt(s) | Feedback::CfbDecrypt(s) => {
+            Feedback::CbcEncrypt(s)
+            | Feedback::CfbEncrypt(s)
+            | Feedback::CfbDecrypt(s)
+            | Feedback::Ofb(s) => {
                 for (w, s) in write.iter_mut().zip(s.iter_mut()) {
                     *w = s.as_mut_ptr();
                 }

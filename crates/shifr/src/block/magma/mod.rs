@@ -31,7 +31,8 @@
 //! multi-stream feedback modes (CBC encryption, CFB, the OMAC chain) go through
 //! [`BlockCipher::feedback_lanes`] instead (`x86_avx512_streams.rs`): whole runs of blocks per
 //! call, round keys and chaining values held in registers throughout. The single-stream chains of
-//! those modes ([`BlockCipher::feedback_chain`]) run as a one-lane call of the same kernel.
+//! those modes and of OFB ([`BlockCipher::feedback_chain`]) run as a one-lane call of the same
+//! kernel.
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
@@ -299,11 +300,11 @@ impl KeyInit for Gost28147 {
     }
 }
 
-/// A single-stream chain (CBC encryption, CFB encryption, the CBC-MAC chain of OMAC) as a one-lane
-/// run of the multi-stream feedback kernel, where the backend has one (AVX-512): the round keys, the
-/// S-box tables and the chaining value then stay in registers for the whole chain, where the mode's
-/// generic loop pays a one-block `encrypt_blocks` call, with its table and key set-up, per block.
-/// OFB has no multi-stream form; it and every backend without the kernel decline, touching nothing.
+/// A single-stream chain (CBC encryption, CFB encryption, OFB, the CBC-MAC chain of OMAC) as a
+/// one-lane run of the multi-stream feedback kernel, where the backend has one (AVX-512): the round
+/// keys, the S-box tables and the chaining value then stay in registers for the whole chain, where
+/// the mode's generic loop pays a one-block `encrypt_blocks` call, with its table and key set-up,
+/// per block. Every backend without the kernel declines, touching nothing.
 fn one_lane_chain<C: BlockCipher>(cipher: &C, register: &mut [u8], chain: Chain<'_>) -> bool {
     let lane = [cipher];
     match chain {
@@ -314,7 +315,7 @@ fn one_lane_chain<C: BlockCipher>(cipher: &C, register: &mut [u8], chain: Chain<
             C::feedback_lanes(&lane, register, Feedback::CfbEncrypt(&mut [data]))
         }
         Chain::CbcMac(data) => C::feedback_lanes(&lane, register, Feedback::CbcMac(&[data])),
-        Chain::Ofb(_) => false,
+        Chain::Ofb(data) => C::feedback_lanes(&lane, register, Feedback::Ofb(&mut [data])),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Multi-stream feedback modes for Magma / GOST 28147-89 on AVX-512 VBMI: CBC encryption, CFB
-//! (both directions) and the CBC-MAC chain of OMAC over up to 32 streams, each with its own key,
-//! in one call ([`crate::block::BlockCipher::feedback_lanes`]).
+//! (both directions), OFB and the CBC-MAC chain of OMAC over up to 32 streams, each with its own
+//! key, in one call ([`crate::block::BlockCipher::feedback_lanes`]).
 //!
 //! A stream's blocks depend on each other, so the parallelism is across streams: lane `i` of a
 //! group register carries stream `i`, as in the one-block-per-lane kernel of `x86_avx512`. What
@@ -40,11 +40,12 @@ const CHUNK: usize = LANES * GROUPS;
 /// Lanes per gather: eight 64-bit addresses fill a register.
 const HALF: usize = LANES / 2;
 
-/// The four modes, as a const parameter of the kernel.
+/// The five modes, as a const parameter of the kernel.
 const CBC: u8 = 0;
 const CFB_ENCRYPT: u8 = 1;
 const CFB_DECRYPT: u8 = 2;
 const MAC: u8 = 3;
+const OFB: u8 = 4;
 
 impl Avx512Vbmi {
     /// Runs `run` (one stream per key, all of one length, whole blocks) chaining from and back into
@@ -87,6 +88,7 @@ unsafe fn feedback(
         Feedback::CfbEncrypt(_) => CFB_ENCRYPT,
         Feedback::CfbDecrypt(_) => CFB_DECRYPT,
         Feedback::CbcMac(_) => MAC,
+        Feedback::Ofb(_) => OFB,
     };
     for (first, (keys, registers)) in keys
         .chunks(CHUNK)
@@ -102,10 +104,12 @@ unsafe fn feedback(
                 (false, CBC) => k.chunk::<1, CBC>(keys, registers, &mut part),
                 (false, CFB_ENCRYPT) => k.chunk::<1, CFB_ENCRYPT>(keys, registers, &mut part),
                 (false, CFB_DECRYPT) => k.chunk::<1, CFB_DECRYPT>(keys, registers, &mut part),
+                (false, OFB) => k.chunk::<1, OFB>(keys, registers, &mut part),
                 (false, _) => k.chunk::<1, MAC>(keys, registers, &mut part),
                 (true, CBC) => k.chunk::<2, CBC>(keys, registers, &mut part),
                 (true, CFB_ENCRYPT) => k.chunk::<2, CFB_ENCRYPT>(keys, registers, &mut part),
                 (true, CFB_DECRYPT) => k.chunk::<2, CFB_DECRYPT>(keys, registers, &mut part),
+                (true, OFB) => k.chunk::<2, OFB>(keys, registers, &mut part),
                 (true, _) => k.chunk::<2, MAC>(keys, registers, &mut part),
             }
         }
@@ -347,7 +351,11 @@ impl Kernel<'_> {
                     CBC | MAC => y,
                     _ => [_mm512_xor_si512(p[0], y[0]), _mm512_xor_si512(p[1], y[1])],
                 };
-                chain[g] = if MODE == CFB_DECRYPT { p } else { out };
+                chain[g] = match MODE {
+                    CFB_DECRYPT => p,
+                    OFB => y,
+                    _ => out,
+                };
                 previous[g] = out;
             }
             input = next;
