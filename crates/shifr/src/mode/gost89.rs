@@ -21,7 +21,7 @@
 //! Both modes stream: any split of the input over calls gives the same output. Secret-dependent table
 //! lookups, if any, are those of the underlying block cipher.
 
-use crate::block::KeyInit;
+use crate::block::{Chain, KeyInit};
 use crate::{Error, Result};
 use zeroize::Zeroize;
 
@@ -200,17 +200,45 @@ impl<'a, C: KeyInit> Gost89Cfb<'a, C> {
         })
     }
 
-    /// Encrypts the next `data.len()` bytes of the stream in place.
+    /// Encrypts the next `data.len()` bytes of the stream in place. Whole blocks from a block
+    /// boundary go through the cipher's chain kernel
+    /// ([`crate::block::BlockCipher::feedback_chain`], which keeps the register in a vector
+    /// register), one meshing section at a time, where it has one.
     pub fn encrypt(&mut self, data: &mut [u8]) -> Result<()> {
-        for byte in data.iter_mut() {
+        let mut rest = data;
+        while self.pos < BLOCK && !rest.is_empty() {
+            let (byte, tail) = rest.split_at_mut(1);
+            self.encrypt_byte(&mut byte[0]);
+            rest = tail;
+        }
+        while rest.len() >= BLOCK {
+            self.sections.mesh_if_due(&mut self.register)?;
+            let blocks = (rest.len() / BLOCK).min(self.sections.blocks_left());
+            let len = blocks * BLOCK;
+            let chain = Chain::CfbEncrypt(&mut rest[..len]);
+            if !self
+                .sections
+                .cipher()
+                .feedback_chain(&mut self.register, chain)
+            {
+                break;
+            }
+            self.sections.record(blocks);
+            rest = &mut core::mem::take(&mut rest)[len..];
+        }
+        for byte in rest.iter_mut() {
             if self.pos == BLOCK {
                 self.next_gamma()?;
             }
-            *byte ^= self.gamma[self.pos];
-            self.register[self.pos] = *byte;
-            self.pos += 1;
+            self.encrypt_byte(byte);
         }
         Ok(())
+    }
+
+    fn encrypt_byte(&mut self, byte: &mut u8) {
+        *byte ^= self.gamma[self.pos];
+        self.register[self.pos] = *byte;
+        self.pos += 1;
     }
 
     /// Decrypts the next `data.len()` bytes of the stream in place. Whole blocks are batched: their
