@@ -12,6 +12,8 @@ use shifr::block::magma::{Gost28147, Magma, SBox};
 use shifr::block::{BlockCipher, KeyInit};
 use shifr::Error;
 
+mod support;
+
 /// Data lengths in blocks: empty, single, around the 4-block interleave, and several KiB.
 const BLOCK_COUNTS: &[usize] = &[0, 1, 2, 3, 4, 5, 7, 8, 9, 33, 512, 1025];
 
@@ -135,18 +137,9 @@ fn encrypt_lanes_equals_per_key_calls() {
 fn feedback_modes_match_rustcrypto_on_every_backend() {
     use cipher::{AsyncStreamCipher, BlockEncryptMut, KeyIvInit, StreamCipher};
     use cmac::Mac;
-    use shifr::cpu::Backend;
     use shifr::mac::omac;
     use shifr::mode::{cbc, cfb, ofb};
-    let backends: Vec<Backend> = [
-        Backend::Portable,
-        Backend::Avx2,
-        Backend::Avx512,
-        Backend::Neon,
-    ]
-    .into_iter()
-    .filter(|&b| Magma::with_backend(&[0; 32], SBox::Tc26Z, b).is_ok())
-    .collect();
+    let backends = support::magma_backends();
     for &blocks in BLOCK_COUNTS {
         let key = random_bytes(32);
         let iv = random_bytes(8);

@@ -15,6 +15,9 @@ use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
 use shifr::mode::multistream;
 
+mod support;
+use support::magma_backends;
+
 const STREAM_COUNTS: &[usize] = &[1, 3, 15, 16, 17, 32, 33, 64];
 
 fn random_bytes(len: usize) -> Vec<u8> {
@@ -158,18 +161,6 @@ fn single_stream<C: BlockCipher>(cipher: &C, op: Op, iv: &[u8], data: &mut [u8])
         Op::Omac => return shifr::mac::omac::omac(cipher, n, data).unwrap(),
     }
     Vec::new()
-}
-
-fn magma_backends() -> Vec<Backend> {
-    [
-        Backend::Portable,
-        Backend::Avx2,
-        Backend::Avx512,
-        Backend::Neon,
-    ]
-    .into_iter()
-    .filter(|&b| Magma::with_backend(&[0; 32], SBox::Tc26Z, b).is_ok())
-    .collect()
 }
 
 fn kuznyechik_backends() -> Vec<Backend> {

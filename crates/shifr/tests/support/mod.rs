@@ -50,6 +50,21 @@ adapter!(Aes256, aes::Aes256, 16, 32);
 adapter!(Magma, magma::Magma, 8, 32);
 adapter!(Kuznyechik, kuznyechik::Kuznyechik, 16, 32);
 
+/// Every Magma backend this machine can run, portable first.
+pub fn magma_backends() -> Vec<shifr::cpu::Backend> {
+    use shifr::block::magma::{Magma, SBox};
+    use shifr::cpu::Backend;
+    [
+        Backend::Portable,
+        Backend::Avx2,
+        Backend::Avx512,
+        Backend::Neon,
+    ]
+    .into_iter()
+    .filter(|&b| Magma::with_backend(&[0; 32], SBox::Tc26Z, b).is_ok())
+    .collect()
+}
+
 /// One record of a vector file: its name and fields.
 #[derive(Debug, Clone)]
 pub struct Record {
