@@ -168,30 +168,37 @@ impl Tdes {
     }
 }
 
-/// Blocks per batch of each bitsliced width a backend can use, widest first; the last (portable)
-/// width also takes the final partial batch.
+/// Words per slice (64 blocks each) of the bitsliced widths a backend uses, widest first.
+/// AVX-512 uses only its own width: measured with `shifr bench`, a 512-lane batch costs less than a
+/// 64-lane one (the `u64` circuit spills the 16 general registers, the 512-bit one has 32 vector
+/// registers and three-input logic) and no more than a 256-lane AVX2 one, so even 16 blocks take
+/// one 512-lane batch there.
 fn widths(backend: Backend) -> &'static [usize] {
     match backend {
-        Backend::Avx512 => &[8, 4, 1],
+        Backend::Avx512 => &[8],
         Backend::Avx2 => &[4, 1],
         _ => &[1],
     }
 }
 
-/// Runs `run(width, part)` over `data`: each width takes as many whole batches as remain, the
-/// narrowest takes the rest.
+/// Runs `run(width, part, first_block)` over `data` in batches: full batches of the widest width
+/// while more than one remains, then one batch of the narrowest width that holds all the rest.
+/// A batch costs about the same at every width (the circuit is the same number of word
+/// operations), so the remainder takes one batch, never several narrow ones: 300 blocks on
+/// AVX-512 are one 512-lane batch, not four 64-lane ones plus a 44-lane one.
 fn by_width(backend: Backend, data: &mut [u8], mut run: impl FnMut(usize, &mut [u8], usize)) {
+    let all = widths(backend);
     let mut done = 0;
-    for &n in widths(backend) {
-        let batch = 64 * n * 8;
-        let take = if n == 1 {
-            data.len() - done
-        } else {
-            (data.len() - done) / batch * batch
-        };
-        if take > 0 {
-            run(n, &mut data[done..done + take], done / 8);
-        }
+    while done < data.len() {
+        let left = (data.len() - done) / 8;
+        let n = all
+            .iter()
+            .rev()
+            .copied()
+            .find(|&n| 64 * n >= left)
+            .unwrap_or(all[0]);
+        let take = (64 * n).min(left) * 8;
+        run(n, &mut data[done..done + take], done / 8);
         done += take;
     }
 }
