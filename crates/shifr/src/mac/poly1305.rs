@@ -27,8 +27,10 @@ use crate::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Whole-block bytes one `update` must bring before a vector backend builds its key powers (and
-/// runs); below it the scalar code is faster than building r^2..r^16 for a message this short.
-pub(crate) const VECTOR_MIN_BYTES: usize = 512;
+/// runs); below it the scalar code is faster than building r^2..r^16 for a message this short
+/// (one-shot, Sapphire Rapids: 512 B took 420 ns scalar against 530 ns IFMA with its key set-up
+/// and 560-790 ns AVX2 / AVX-512; 768 B 960 ns scalar against 400 ns IFMA, 620-850 ns).
+pub(crate) const VECTOR_MIN_BYTES: usize = 768;
 
 const LIMB_MASK: u32 = 0x03ff_ffff;
 
