@@ -13,11 +13,16 @@
 //! AVX-512 IFMA, AVX-512 or AVX2 where the CPU has it, ChaCha20 on AVX-512/AVX2/SSE2 (see their
 //! modules).
 //!
-//! Keys are zeroized on drop; so are the per-message one-time key and subkey.
+//! A message of up to [`SHORT_MAX`] bytes takes one key stream call for block 0 and its own blocks
+//! together ([`KeystreamPrefix`]: as narrow an engine call as covers them), and Poly1305 stays on
+//! its scalar code for it (see `mac::poly1305`): per-message set-up, not the data, is what short
+//! messages cost.
+//!
+//! Keys are zeroized on drop; so are the per-message one-time key, key stream and subkey.
 
 use super::{Aead, Tag};
 use crate::mac::poly1305::Poly1305;
-use crate::stream::chacha20::{self, ChaCha20};
+use crate::stream::chacha20::{self, ChaCha20, KeystreamPrefix};
 use crate::{util, Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -47,10 +52,56 @@ fn key_array(key: &[u8]) -> Result<[u8; 32]> {
 /// Poly1305 keyed for `nonce` with the padded `aad` absorbed (RFC 8439 section 2.8).
 fn start_mac(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8]) -> Poly1305 {
     let mut otk = poly1305_key_gen(key, nonce);
-    let mut mac = Poly1305::from_key(&otk);
+    let mac = start_mac_otk(&otk, aad);
     otk.zeroize();
+    mac
+}
+
+/// Poly1305 keyed with the one-time key `otk` with the padded `aad` absorbed.
+fn start_mac_otk(otk: &[u8; 32], aad: &[u8]) -> Poly1305 {
+    let mut mac = Poly1305::from_key(otk);
     mac.update_padded(aad);
     mac
+}
+
+/// Longest message sealed and opened from one [`KeystreamPrefix`] (block 0 and the message's
+/// blocks in one batch).
+const SHORT_MAX: usize = KeystreamPrefix::MAX_BYTES - 64;
+
+/// The key stream of a message of at most [`SHORT_MAX`] bytes: its one-time key (block 0) and the
+/// key stream for the data (from block 1), both views into `prefix`.
+fn short_keystream(prefix: &KeystreamPrefix, len: usize) -> Option<(&[u8; 32], &[u8])> {
+    let ks = prefix.bytes();
+    Some((ks.first_chunk::<32>()?, ks.get(64..64 + len)?))
+}
+
+/// [`seal_with`] for a message of at most [`SHORT_MAX`] bytes.
+fn seal_short(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Option<[u8; 16]> {
+    let prefix = KeystreamPrefix::new(key, nonce, 64 + data.len());
+    let (otk, ks) = short_keystream(&prefix, data.len())?;
+    let mut mac = start_mac_otk(otk, aad);
+    util::xor_in_place(data, ks);
+    mac.update(data);
+    Some(finish_mac(mac, aad.len(), data.len()))
+}
+
+/// [`open_with`] for a message of at most [`SHORT_MAX`] bytes: `None` if the tag is wrong.
+fn open_short(
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    aad: &[u8],
+    data: &mut [u8],
+    tag: &[u8],
+) -> Option<()> {
+    let prefix = KeystreamPrefix::new(key, nonce, 64 + data.len());
+    let (otk, ks) = short_keystream(&prefix, data.len())?;
+    let mut mac = start_mac_otk(otk, aad);
+    mac.update(data);
+    if !util::ct_eq(&finish_mac(mac, aad.len(), data.len()), tag) {
+        return None;
+    }
+    util::xor_in_place(data, ks);
+    Some(())
 }
 
 /// Pads the ciphertext absorbed so far, absorbs the length block and returns the tag.
@@ -78,6 +129,14 @@ const INTERLEAVE_BYTES: usize = 4096;
 
 /// Encrypts from block counter 1 and returns the tag (the shared core of both AEADs).
 fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+    if data.len() <= SHORT_MAX {
+        if let Some(tag) = seal_short(key, nonce, aad, data) {
+            return Tag::from_slice(&tag).ok_or(Error::InvalidTagLength {
+                expected: "16",
+                got: tag.len(),
+            });
+        }
+    }
     let mut cipher = ChaCha20::new(key, nonce, 1)?;
     // Fail before touching `data` if the message exceeds the 32-bit block counter.
     if (data.len() as u64) > cipher.remaining_bytes() {
@@ -105,6 +164,9 @@ fn open_with(
     data: &mut [u8],
     tag: &[u8],
 ) -> Result<()> {
+    if data.len() <= SHORT_MAX {
+        return open_short(key, nonce, aad, data, tag).ok_or(Error::AuthenticationFailed);
+    }
     let mut cipher = ChaCha20::new(key, nonce, 1)?;
     // No valid ciphertext is this long; refuse before hashing it.
     if (data.len() as u64) > cipher.remaining_bytes() {

@@ -99,10 +99,6 @@ impl LaneKey {
         Some(LaneKey { width, top, last })
     }
 
-    pub(super) fn width(&self) -> Width {
-        self.width
-    }
-
     /// Absorbs the whole `2L`-block groups of `data` (full blocks, 2^128 bit set) into `h`, which is
     /// in 26-bit limbs; returns the number of bytes absorbed.
     pub(super) fn absorb(&self, h: &mut [u32; 5], data: &[u8]) -> usize {

@@ -148,6 +148,55 @@ impl Engine {
         }
     }
 
+    /// Writes the key stream of at least `blocks` (1 to [`BATCH_BLOCKS`]) blocks from `counter`
+    /// (mod 2^32) into the start of `out` with as narrow a call as covers them, and returns how many
+    /// blocks it wrote (at most [`BATCH_BLOCKS`]): for short messages, where a whole batch would
+    /// compute and then wipe up to sixteen times the key stream needed. Portable writes exactly
+    /// `blocks`, SSE2 a multiple of four, AVX2 and AVX-512 eight blocks with AVX2 when that
+    /// covers them (a 256-bit call costs about what a 512-bit one does and writes half), else
+    /// a whole batch.
+    pub(super) fn fill_blocks(
+        self,
+        state: &[u32; 16],
+        counter: u32,
+        out: &mut [u8; BATCH_BYTES],
+        blocks: usize,
+    ) -> usize {
+        let blocks = blocks.clamp(1, BATCH_BLOCKS);
+        match self {
+            Engine::Portable => {
+                let part = &mut out[..64 * blocks];
+                for (i, part) in part.chunks_mut(soft::BATCH_BYTES).enumerate() {
+                    let first = counter.wrapping_add((i * soft::LANES) as u32);
+                    soft::keystream_batch(state, first, part);
+                }
+                blocks
+            }
+            #[cfg(target_arch = "x86_64")]
+            Engine::Sse2 => {
+                let calls = blocks.div_ceil(x86_sse2::BLOCKS);
+                let part = &mut out[..64 * x86_sse2::BLOCKS * calls];
+                for (i, part) in part.chunks_exact_mut(64 * x86_sse2::BLOCKS).enumerate() {
+                    let first = counter.wrapping_add((i * x86_sse2::BLOCKS) as u32);
+                    x86_sse2::keystream(state, first, part);
+                }
+                x86_sse2::BLOCKS * calls
+            }
+            #[cfg(target_arch = "x86_64")]
+            Engine::Avx2 | Engine::Avx512 if blocks <= x86_avx2::BLOCKS && cpu::features().avx2 => {
+                if let Some(part) = out.first_chunk_mut::<{ 64 * x86_avx2::BLOCKS }>() {
+                    // SAFETY: AVX2 was just checked in `cpu::features()`.
+                    unsafe { x86_avx2::keystream(state, counter, part) }
+                }
+                x86_avx2::BLOCKS
+            }
+            _ => {
+                self.fill(state, counter, out);
+                BATCH_BLOCKS
+            }
+        }
+    }
+
     /// XORs the key stream of blocks `counter ..` (block counters taken mod 2^32) into the whole
     /// [`BATCH_BYTES`]-byte batches of `data`, [`BATCH_BLOCKS`] blocks per batch; bytes after the
     /// last whole batch are left alone. AVX-512 does it in one pass and one call for the whole run;

@@ -21,6 +21,7 @@
 mod aarch64_neon;
 mod engine;
 mod soft;
+mod wipe;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
@@ -31,6 +32,7 @@ mod x86_sse2;
 use crate::{Error, Result};
 use engine::{Engine, BATCH_BLOCKS, BATCH_BYTES};
 use soft::CONSTANTS;
+pub(crate) use wipe::wipe;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Number of 32-bit block counter values: the key stream of one (key, nonce) has 2^32 blocks.
@@ -117,6 +119,8 @@ pub struct ChaCha20 {
     buf: [u8; BATCH_BYTES],
     pos: usize,
     end: usize,
+    /// Bytes of `buf` ever written (what a wipe must cover).
+    dirty: usize,
     /// Counter of the first block after the buffered batch (up to 2^32 = exhausted).
     next_block: u64,
     /// Key stream implementation (portable, SSE2 or AVX2), fixed at construction.
@@ -142,6 +146,7 @@ impl ChaCha20 {
             buf: [0u8; BATCH_BYTES],
             pos: 0,
             end: 0,
+            dirty: 0,
             next_block: u64::from(counter),
             engine: Engine::select(),
         })
@@ -173,7 +178,7 @@ impl ChaCha20 {
                     rest = later;
                     continue;
                 }
-                self.refill();
+                self.refill(rest.len());
             }
             let n = rest.len().min(self.end - self.pos);
             let (now, later) = rest.split_at_mut(n);
@@ -194,29 +199,71 @@ impl ChaCha20 {
         self.engine.name()
     }
 
-    /// Computes the next batch of key stream; only called while blocks remain.
-    fn refill(&mut self) {
-        let blocks = (COUNTER_SPACE - self.next_block).min(BATCH_BLOCKS as u64);
-        // `next_block < 2^32` here, so the cast is exact.
-        self.engine
-            .fill(&self.state, self.next_block as u32, &mut self.buf);
+    /// Computes the next key stream into the buffer: at least the blocks `wanted` bytes need, up
+    /// to a batch, as the engine's narrowest call gives them; only called while blocks remain.
+    fn refill(&mut self, wanted: usize) {
+        let written = self.engine.fill_blocks(
+            &self.state,
+            // `next_block < 2^32` here, so the cast is exact.
+            self.next_block as u32,
+            &mut self.buf,
+            wanted.div_ceil(64),
+        );
+        // Blocks past the end of the counter space are computed (wrapped) but never used.
+        let blocks = (COUNTER_SPACE - self.next_block).min(written as u64);
+        self.dirty = self.dirty.max(written * 64);
         self.next_block += blocks;
         self.pos = 0;
         self.end = blocks as usize * 64;
     }
 }
 
+/// The first key stream bytes of one (key, nonce) from block counter 0, computed in one engine
+/// call (block 0, the Poly1305 one-time key of ChaCha20-Poly1305, together with the blocks of a
+/// short message) and wiped on drop as far as they were written.
+pub(crate) struct KeystreamPrefix {
+    buf: [u8; BATCH_BYTES],
+    written: usize,
+}
+
+impl KeystreamPrefix {
+    /// The most bytes a prefix holds (one batch).
+    pub(crate) const MAX_BYTES: usize = BATCH_BYTES;
+
+    /// Computes at least the first `bytes` (at most [`Self::MAX_BYTES`]) key stream bytes.
+    pub(crate) fn new(key: &[u8; 32], nonce: &[u8; 12], bytes: usize) -> KeystreamPrefix {
+        let mut state = setup_state(key, 0, nonce);
+        let mut buf = [0u8; BATCH_BYTES];
+        let blocks = Engine::select().fill_blocks(&state, 0, &mut buf, bytes.div_ceil(64));
+        state.zeroize();
+        KeystreamPrefix {
+            buf,
+            written: blocks * 64,
+        }
+    }
+
+    /// The key stream computed (at least the bytes asked for).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.buf[..self.written]
+    }
+}
+
+impl Drop for KeystreamPrefix {
+    fn drop(&mut self) {
+        wipe(&mut self.buf[..self.written]);
+    }
+}
+
 impl Zeroize for ChaCha20 {
     /// Wipes the key, the counter and the key stream buffer. The buffer is written only by
-    /// `refill`, so a cipher that never buffered (every call whole batches, the common case for
-    /// large messages) skips wiping its 1 KiB of zeros byte by byte.
+    /// `refill`, so only the bytes it ever wrote are wiped (none for a cipher that only ever took
+    /// whole batches, the common case for large messages), 16 bytes per store.
     fn zeroize(&mut self) {
         self.state.zeroize();
-        if self.end > 0 {
-            self.buf.zeroize();
-        }
+        wipe(&mut self.buf[..self.dirty]);
         self.pos = 0;
         self.end = 0;
+        self.dirty = 0;
         self.next_block.zeroize();
     }
 }
