@@ -17,9 +17,13 @@
 //! [`Backend::Avx512`] `seal` runs the stitched loop of `gcm_x86` (32 blocks per iteration: VAES-512
 //! key stream with in-register inc32 counters, XOR, and VPCLMULQDQ GHASH of the previous
 //! iteration's ciphertext, one Montgomery reduction per 32 blocks), so the data crosses memory
-//! once. Its tail, and `open` (which hashes before it decrypts), use the one-pass VAES-512 key
-//! stream and the 512-bit GHASH (sixteen blocks per reduction); other backends encrypt and then
-//! hash each [`INTERLEAVE_BYTES`] piece while it is still in L1.
+//! once. The end of every message on that backend, and the whole of a message of at most 32 GHASH
+//! blocks (padded AAD, padded text, length block: 480 bytes of text with a 13-byte AAD), is one
+//! fused call (`gcm_x86::StitchKey::finish`): masked 512-bit loads and stores, every GHASH block
+//! against its power of H (kept in the key) and one reduction, `E_K(J0)` on AES-NI beside it; no
+//! per-call allocation, copy of round keys or buffer to wipe. `open` (which hashes before it
+//! decrypts) takes the same call without the key stream, then the one-pass VAES-512 key stream.
+//! Other backends encrypt and then hash each [`INTERLEAVE_BYTES`] piece while it is still in L1.
 //! The portable backend is constant-time throughout (bitsliced AES, masked-multiply GHASH), and so
 //! are the others (AES and carry-less multiply instructions have data-independent timing).
 
