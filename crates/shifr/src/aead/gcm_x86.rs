@@ -508,4 +508,86 @@ mod tests {
             assert_eq!(g.finalize(), g_expect.finalize(), "key {key_len}");
         }
     }
+
+    /// The fused end of a message against portable block-by-block inc32 CTR and the portable
+    /// GHASH: a non-zero state so far, skipped blocks, AAD and a partial last block, counters
+    /// that wrap mod 2^32 inside the text, encrypting and tag-only, every key size.
+    #[test]
+    fn finish_matches_portable_ctr_and_ghash_across_the_inc32_wrap() {
+        for key_len in [16, 24, 32] {
+            let key: Vec<u8> = (0..key_len as u8)
+                .map(|i| i.wrapping_mul(13) ^ 0x3c)
+                .collect();
+            let Ok(aes) = Aes::with_backend(&key, Backend::Avx512) else {
+                println!("512-bit VAES not available: skipped");
+                return;
+            };
+            let oracle = Aes::with_backend(&key, Backend::Portable).unwrap();
+            let mut h = [0u8; 16];
+            oracle.encrypt_blocks(&mut h);
+            let (Some((keys, rounds)), Some(stitch)) =
+                (aes.vaes512_round_keys(), StitchKey::new(&h))
+            else {
+                println!("VPCLMULQDQ not available: skipped");
+                return;
+            };
+            let mut j0 = [0xa5u8; 16];
+            j0[12..].copy_from_slice(&(u32::MAX - 5).to_be_bytes());
+            let (skipped, aad_len, text_len) = (3usize, 1000usize, 2000usize);
+            let aad: Vec<u8> = (0..21u8).map(|i| i.wrapping_mul(31)).collect();
+            let text: Vec<u8> = (0..100u8).map(|i| i.wrapping_mul(7) ^ 0x11).collect();
+
+            let mut expect = text.clone();
+            for (i, block) in expect.chunks_mut(16).enumerate() {
+                let c = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
+                let mut ks = j0;
+                ks[12..].copy_from_slice(&c.wrapping_add((1 + skipped + i) as u32).to_be_bytes());
+                oracle.encrypt_blocks(&mut ks);
+                for (d, k) in block.iter_mut().zip(ks) {
+                    *d ^= k;
+                }
+            }
+            let mut g = GHash::with_backend(&h, Backend::Portable).unwrap();
+            g.update(&[9u8; 16]);
+            let state = g.clone().finalize();
+            g.update_padded(&aad);
+            g.update_padded(&expect);
+            let mut lengths = [0u8; 16];
+            lengths[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
+            lengths[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
+            g.update(&lengths);
+            let mut tag = g.finalize();
+            let mut mask = j0;
+            oracle.encrypt_blocks(&mut mask);
+            for (t, m) in tag.iter_mut().zip(mask) {
+                *t ^= m;
+            }
+
+            let mut buf = text.clone();
+            macro_rules! tail {
+                ($text:expr) => {
+                    Tail {
+                        state,
+                        skipped_blocks: skipped,
+                        aad: &aad,
+                        text: $text,
+                        aad_len,
+                        text_len,
+                    }
+                };
+            }
+            let got = stitch.finish::<true>(keys, rounds, &j0, tail!(&mut buf));
+            assert_eq!(buf, expect, "key {key_len}");
+            assert_eq!(got, Some(tag), "key {key_len}");
+            let again = stitch.finish::<false>(keys, rounds, &j0, tail!(&mut buf));
+            assert_eq!(buf, expect, "key {key_len}: tag-only must not write");
+            assert_eq!(again, Some(tag), "key {key_len}");
+            let mut long = vec![0u8; 16 * GROUP_BLOCKS];
+            assert_eq!(
+                stitch.finish::<true>(keys, rounds, &j0, tail!(&mut long)),
+                None
+            );
+            assert!(long.iter().all(|&b| b == 0));
+        }
+    }
 }
