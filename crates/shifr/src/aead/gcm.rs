@@ -46,8 +46,9 @@ const INTERLEAVE_BYTES: usize = 512;
 /// Longest plaintext SP 800-38D allows: 2^39 - 256 bits.
 const MAX_TEXT_BYTES: u64 = (1 << 36) - 32;
 
-/// Messages of at most this many bytes are sealed with `E_K(J0)` and their key stream in one
-/// cipher call (at most four blocks, interleaved) instead of two calls one after the other.
+/// Without the fused 512-bit VAES path (`aesni`, `vaes`, portable), messages of at most this many
+/// bytes are sealed with `E_K(J0)` and their key stream in one cipher call (at most four blocks,
+/// interleaved) instead of two calls one after the other.
 const SHORT_TEXT: usize = 48;
 
 /// A short message's AAD of at most this many bytes is hashed in one call with its text.
