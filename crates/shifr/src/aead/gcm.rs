@@ -17,9 +17,13 @@
 //! [`Backend::Avx512`] `seal` runs the stitched loop of `gcm_x86` (32 blocks per iteration: VAES-512
 //! key stream with in-register inc32 counters, XOR, and VPCLMULQDQ GHASH of the previous
 //! iteration's ciphertext, one Montgomery reduction per 32 blocks), so the data crosses memory
-//! once. Its tail, and `open` (which hashes before it decrypts), use the one-pass VAES-512 key
-//! stream and the 512-bit GHASH (sixteen blocks per reduction); other backends encrypt and then
-//! hash each [`INTERLEAVE_BYTES`] piece while it is still in L1.
+//! once. The end of every message on that backend, and the whole of a message of at most 32 GHASH
+//! blocks (padded AAD, padded text, length block: 480 bytes of text with a 13-byte AAD), is one
+//! fused call (`gcm_x86::StitchKey::finish`): masked 512-bit loads and stores, every GHASH block
+//! against its power of H (kept in the key) and one reduction, `E_K(J0)` on AES-NI beside it; no
+//! per-call allocation, copy of round keys or buffer to wipe. `open` (which hashes before it
+//! decrypts) takes the same call without the key stream, then the one-pass VAES-512 key stream.
+//! Other backends encrypt and then hash each [`INTERLEAVE_BYTES`] piece while it is still in L1.
 //! The portable backend is constant-time throughout (bitsliced AES, masked-multiply GHASH), and so
 //! are the others (AES and carry-less multiply instructions have data-independent timing).
 
@@ -42,8 +46,9 @@ const INTERLEAVE_BYTES: usize = 512;
 /// Longest plaintext SP 800-38D allows: 2^39 - 256 bits.
 const MAX_TEXT_BYTES: u64 = (1 << 36) - 32;
 
-/// Messages of at most this many bytes are sealed with `E_K(J0)` and their key stream in one
-/// cipher call (at most four blocks, interleaved) instead of two calls one after the other.
+/// Without the fused 512-bit VAES path (`aesni`, `vaes`, portable), messages of at most this many
+/// bytes are sealed with `E_K(J0)` and their key stream in one cipher call (at most four blocks,
+/// interleaved) instead of two calls one after the other.
 const SHORT_TEXT: usize = 48;
 
 /// A short message's AAD of at most this many bytes is hashed in one call with its text.
@@ -290,6 +295,90 @@ impl AesGcm {
         0
     }
 
+    /// Seals the message on 512-bit VAES with a fused end (`gcm_x86::StitchKey::finish`): a
+    /// message of at most 32 GHASH blocks goes through it whole; a longer one has its AAD hashed,
+    /// its whole 32-block groups sealed by the stitched loop, and its rest (unless that is 32
+    /// blocks, which with the length block would not fit) encrypted and hashed together with the
+    /// length block and `E_K(J0)`. Returns the full tag, or `None`, touching nothing, when the key
+    /// has no such path or the rest does not fit.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    fn seal_fused(&self, j0: &[u8; 16], aad: &[u8], data: &mut [u8]) -> Option<[u8; 16]> {
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(key), Some((keys, rounds))) = (&self.stitch, self.aes.vaes512_round_keys()) {
+            use super::gcm_x86::{StitchKey, Tail, GROUP_BLOCKS};
+            let (aad_len, text_len) = (aad.len(), data.len());
+            if StitchKey::fits_finish(aad_len, text_len) {
+                let tail = Tail {
+                    state: [0; 16],
+                    skipped_blocks: 0,
+                    aad,
+                    text: data,
+                    aad_len,
+                    text_len,
+                };
+                return key.finish::<true>(keys, rounds, j0, tail);
+            }
+            if !StitchKey::fits_finish(0, text_len % (16 * GROUP_BLOCKS)) {
+                return None;
+            }
+            let mut g = self.ghash.clone();
+            g.update_padded(aad);
+            let done = self.seal_stitched(j0, &mut g, data);
+            let state = g.finalize();
+            let (head, rest) = data.split_at_mut(done);
+            let tail = Tail {
+                state,
+                skipped_blocks: head.len() / 16,
+                aad: &[],
+                text: rest,
+                aad_len,
+                text_len,
+            };
+            if let Some(tag) = key.finish::<true>(keys, rounds, j0, tail) {
+                return Some(tag);
+            }
+            // Not reached while the stitched loop takes every whole group; should it stop short,
+            // the rest is sealed the general way from the state it left.
+            let mut g = self.ghash.resume(&state);
+            self.encrypt_and_hash(&inc32_by(j0, done / 16), &mut g, rest);
+            g.update_padded(&[]);
+            return Some(self.finish_tag(g, j0, aad_len, text_len));
+        }
+        None
+    }
+
+    /// The full tag of a ciphertext on the fused path of [`AesGcm::seal_fused`], which here only
+    /// reads it (a longer message has its AAD and whole 32-block groups hashed first); `None` as
+    /// there.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    fn tag_fused(&self, j0: &[u8; 16], aad: &[u8], ciphertext: &mut [u8]) -> Option<[u8; 16]> {
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(key), Some((keys, rounds))) = (&self.stitch, self.aes.vaes512_round_keys()) {
+            use super::gcm_x86::{StitchKey, Tail, GROUP_BLOCKS};
+            let (aad_len, text_len) = (aad.len(), ciphertext.len());
+            let mut tail = Tail {
+                state: [0; 16],
+                skipped_blocks: 0,
+                aad,
+                text: ciphertext,
+                aad_len,
+                text_len,
+            };
+            if !StitchKey::fits_finish(aad_len, text_len) {
+                let whole = text_len / (16 * GROUP_BLOCKS) * (16 * GROUP_BLOCKS);
+                let mut g = self.ghash.clone();
+                g.update_padded(aad);
+                g.update(&tail.text[..whole]);
+                tail.state = g.finalize();
+                tail.skipped_blocks = whole / 16;
+                tail.aad = &[];
+                tail.text = &mut tail.text[whole..];
+            }
+            return key.finish::<false>(keys, rounds, j0, tail);
+        }
+        None
+    }
+
     /// The full 16-byte tag E_K(J0) ^ GHASH(A, C).
     pub(super) fn full_tag(&self, j0: &[u8; 16], aad: &[u8], ciphertext: &[u8]) -> [u8; 16] {
         let mut g = self.ghash.clone();
@@ -373,7 +462,9 @@ impl Aead for AesGcm {
 
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
         let j0 = self.prepare(nonce, aad, data)?;
-        let tag = if data.len() <= SHORT_TEXT {
+        let tag = if let Some(tag) = self.seal_fused(&j0, aad, data) {
+            tag
+        } else if data.len() <= SHORT_TEXT {
             self.seal_short(&j0, aad, data)
         } else {
             self.encrypt_and_tag(&j0, aad, data)
@@ -387,7 +478,10 @@ impl Aead for AesGcm {
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         self.check_open_tag_len(tag)?;
         let j0 = self.prepare(nonce, aad, data)?;
-        let expected = self.full_tag(&j0, aad, data);
+        let expected = match self.tag_fused(&j0, aad, data) {
+            Some(tag) => tag,
+            None => self.full_tag(&j0, aad, data),
+        };
         if !ct_eq(&expected[..self.tag_len], tag) {
             return Err(Error::AuthenticationFailed);
         }

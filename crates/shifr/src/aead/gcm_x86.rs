@@ -18,17 +18,22 @@
 use crate::x86_u128::{to_u128, to_vec};
 use core::arch::x86_64::{
     __m128i, __m512i, _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
-    _mm512_broadcast_i32x4, _mm512_clmulepi64_epi128, _mm512_extracti32x4_epi32,
-    _mm512_loadu_si512, _mm512_set_epi32, _mm512_set_epi64, _mm512_setzero_si512,
-    _mm512_shuffle_epi32, _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512,
-    _mm512_zextsi128_si512, _mm_clmulepi64_si128, _mm_loadu_si128, _mm_set_epi64x,
-    _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
+    _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
+    _mm512_extracti32x4_epi32, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
+    _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_set_epi32, _mm512_set_epi64,
+    _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_shuffle_epi8, _mm512_storeu_si512,
+    _mm512_xor_si512, _mm512_zextsi128_si512, _mm_aesenc_si128, _mm_aesenclast_si128,
+    _mm_clmulepi64_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_shuffle_epi32, _mm_shuffle_epi8,
+    _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Blocks per iteration and per GHASH reduction.
 pub(super) const GROUP_BLOCKS: usize = 32;
+/// Entries of the power table: H^32..H^1 and three zeros, so that four lanes loaded from any power
+/// stay inside the table (the short-message path starts its loads at any power).
+const POWERS_LEN: usize = GROUP_BLOCKS + 3;
 /// 512-bit registers per iteration.
 const REGS: usize = GROUP_BLOCKS / 4;
 /// Most AES round keys (AES-256).
@@ -38,20 +43,21 @@ const MAX_ROUND_KEYS: usize = 15;
 const POLY: u128 = 0xc200_0000_0000_0000_0000_0000_0000_0001;
 
 /// The GHASH key powers for the stitched loop. Holding one proves that the CPU has what the loop
-/// needs (AVX-512 F/BW, VAES, VPCLMULQDQ, PCLMULQDQ, SSSE3): [`StitchKey::new`] is the only
+/// needs (AVX-512 F/BW, VAES, VPCLMULQDQ, PCLMULQDQ, SSSE3, AES-NI): [`StitchKey::new`] is the only
 /// constructor and checks it.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub(super) struct StitchKey {
-    /// `powers[k] = (H^(32 - k))'`: block `k` of a group is multiplied by `H^(32 - k)`; memory
-    /// order is register and lane order.
-    powers: [u128; GROUP_BLOCKS],
+    /// `powers[k] = (H^(32 - k))'` for `k < 32`, then zeros: block `k` of a group is multiplied
+    /// by `H^(32 - k)`; memory order is register and lane order.
+    powers: [u128; POWERS_LEN],
 }
 
 impl StitchKey {
     /// Precomputes H^1..H^32 in Montgomery form, or `None` when this CPU lacks an instruction.
     pub(super) fn new(h: &[u8; 16]) -> Option<StitchKey> {
         let f = crate::cpu::features();
-        if !(f.avx512f && f.avx512bw && f.vaes && f.vpclmulqdq && f.pclmulqdq && f.ssse3) {
+        if !(f.avx512f && f.avx512bw && f.vaes && f.vpclmulqdq && f.pclmulqdq && f.ssse3 && f.aesni)
+        {
             return None;
         }
         let h = u128::from_be_bytes(*h);
@@ -63,8 +69,8 @@ impl StitchKey {
             // SAFETY: PCLMULQDQ and SSE2 were checked above.
             ascending[k] = unsafe { mont_mul_scalar(ascending[k - 1], h1) };
         }
-        let mut powers = [0u128; GROUP_BLOCKS];
-        for (k, p) in powers.iter_mut().enumerate() {
+        let mut powers = [0u128; POWERS_LEN];
+        for (k, p) in powers[..GROUP_BLOCKS].iter_mut().enumerate() {
             *p = ascending[GROUP_BLOCKS - 1 - k];
         }
         ascending.zeroize();
@@ -86,13 +92,55 @@ impl StitchKey {
         if whole == 0 || rounds >= MAX_ROUND_KEYS || keys.len() <= rounds {
             return 0;
         }
-        let mut rk = [[0u8; 16]; MAX_ROUND_KEYS];
-        rk[..=rounds].copy_from_slice(&keys[..=rounds]);
         // SAFETY: a `StitchKey` exists only if the CPU has every feature the loop enables.
-        unsafe { seal_groups(&rk, rounds, first, &self.powers, y, &mut data[..whole]) };
-        rk.zeroize();
+        unsafe { seal_groups(keys, rounds, first, &self.powers, y, &mut data[..whole]) };
         whole
     }
+
+    /// Whether `aad_len` bytes of AAD and `text_len` bytes of text fit one call of
+    /// [`StitchKey::finish`]: with the length block at most [`GROUP_BLOCKS`] GHASH blocks.
+    pub(super) fn fits_finish(aad_len: usize, text_len: usize) -> bool {
+        aad_len.div_ceil(16) + text_len.div_ceil(16) < GROUP_BLOCKS
+    }
+
+    /// Ends a message in one pass: hashes `tail.aad` and encrypts (`ENCRYPT`) or only reads
+    /// `tail.text`, with the 512-bit VAES key stream (counters from
+    /// `inc32^(1 + tail.skipped_blocks)(J0)`) XORed in by masked loads and stores; the GHASH state
+    /// so far, the AAD, the text and the length block are multiplied by H^n..H^1 and summed before
+    /// one reduction, and `E_K(J0)` runs beside them. Returns the full tag, or `None`, touching
+    /// nothing, when the rest does not [fit](StitchKey::fits_finish) or `keys[..=rounds]` are not
+    /// round keys of a 512-bit VAES key.
+    pub(super) fn finish<const ENCRYPT: bool>(
+        &self,
+        keys: &[[u8; 16]],
+        rounds: usize,
+        j0: &[u8; 16],
+        tail: Tail<'_>,
+    ) -> Option<[u8; 16]> {
+        if !Self::fits_finish(tail.aad.len(), tail.text.len())
+            || rounds >= MAX_ROUND_KEYS
+            || keys.len() <= rounds
+        {
+            return None;
+        }
+        // SAFETY: a `StitchKey` exists only if the CPU has every feature the function enables.
+        Some(unsafe { finish_message::<ENCRYPT>(keys, rounds, j0, &self.powers, tail) })
+    }
+}
+
+/// What [`StitchKey::finish`] still has to do for a message.
+pub(super) struct Tail<'a> {
+    /// The GHASH state (wire order) after the blocks hashed before; zero at the start.
+    pub(super) state: [u8; 16],
+    /// Text blocks before `text`.
+    pub(super) skipped_blocks: usize,
+    /// AAD to hash first: all of it, or none when it was hashed before.
+    pub(super) aad: &'a [u8],
+    /// The rest of the text.
+    pub(super) text: &'a mut [u8],
+    /// The whole message's AAD and text lengths in bytes, for the length block.
+    pub(super) aad_len: usize,
+    pub(super) text_len: usize,
 }
 
 /// Montgomery product of two 128-bit registers (scalar in and out), for the key powers.
@@ -196,17 +244,14 @@ fn ghash_group(y: __m128i, x: &[__m512i; REGS], h: &[__m512i; REGS], poly: __m51
 
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
 fn seal_groups(
-    keys: &[[u8; 16]; MAX_ROUND_KEYS],
+    keys: &[[u8; 16]],
     rounds: usize,
     first: &[u8; 16],
-    powers: &[u128; GROUP_BLOCKS],
+    powers: &[u128; POWERS_LEN],
     state: &mut [u8; 16],
     data: &mut [u8],
 ) {
-    let rk: [__m512i; MAX_ROUND_KEYS] = core::array::from_fn(|i| {
-        // SAFETY: `keys[i]` is 16 readable bytes; unaligned load.
-        _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(keys[i].as_ptr().cast()) })
-    });
+    let rk = broadcast_keys(keys);
     let h: [__m512i; REGS] = core::array::from_fn(|j| {
         let p = &powers[4 * j..4 * j + 4];
         // SAFETY: `p` is four u128 = 64 readable bytes whose little-endian layout is the lane
@@ -260,6 +305,148 @@ fn seal_groups(
     }
     // SAFETY: `state` is 16 writable bytes; unaligned store.
     unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), _mm_shuffle_epi8(y, reverse)) };
+}
+
+/// The round keys broadcast to every lane (read in place, not copied: a copy would need wiping);
+/// zero past the last one.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn broadcast_keys(keys: &[[u8; 16]]) -> [__m512i; MAX_ROUND_KEYS] {
+    core::array::from_fn(|i| match keys.get(i) {
+        // SAFETY: `k` is 16 readable bytes; unaligned load.
+        Some(k) => _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(k.as_ptr().cast()) }),
+        None => _mm512_setzero_si512(),
+    })
+}
+
+/// Byte mask selecting the first `min(len, 64)` bytes of a 64-byte chunk.
+#[inline]
+fn chunk_mask(len: usize) -> u64 {
+    if len >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << len) - 1
+    }
+}
+
+/// The four powers `(H^e)', (H^(e-1))', ...` (zeros past H^1) as one register; `1 <= e <= 32`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn powers_from(powers: &[u128; POWERS_LEN], e: usize) -> __m512i {
+    let p = &powers[GROUP_BLOCKS - e..GROUP_BLOCKS - e + 4];
+    // SAFETY: `p` is four u128 = 64 readable bytes in lane layout (see `seal_groups`).
+    unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
+}
+
+/// `acc += x * h` lane by lane, unreduced (low, middle, high products).
+#[inline]
+#[target_feature(enable = "avx512f,vpclmulqdq")]
+fn accumulate(acc: &mut [__m512i; 3], x: __m512i, h: __m512i) {
+    acc[0] = _mm512_xor_si512(acc[0], _mm512_clmulepi64_epi128::<0x00>(x, h));
+    acc[1] = _mm512_xor_si512(acc[1], _mm512_clmulepi64_epi128::<0x01>(x, h));
+    acc[1] = _mm512_xor_si512(acc[1], _mm512_clmulepi64_epi128::<0x10>(x, h));
+    acc[2] = _mm512_xor_si512(acc[2], _mm512_clmulepi64_epi128::<0x11>(x, h));
+}
+
+/// The body of [`StitchKey::finish`]: returns `GHASH(A, C) ^ E_K(J0)` in wire order. The GHASH
+/// input has n <= 32 blocks, so block i (from 1) is multiplied by `H^(n + 1 - i)` from the power
+/// table (the state so far by `H^n`) and every product is summed before one Montgomery reduction;
+/// the padding of a partial AAD or text block comes from zero-masked loads, and the lanes past the
+/// end are zero.
+#[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3,aes")]
+fn finish_message<const ENCRYPT: bool>(
+    keys: &[[u8; 16]],
+    rounds: usize,
+    j0: &[u8; 16],
+    powers: &[u128; POWERS_LEN],
+    tail: Tail<'_>,
+) -> [u8; 16] {
+    let rk = broadcast_keys(keys);
+    let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
+    // SAFETY: `j0` and `tail.state` are 16 readable bytes; unaligned loads.
+    let (j0v, y) = unsafe {
+        (
+            _mm_loadu_si128(j0.as_ptr().cast()),
+            _mm_shuffle_epi8(_mm_loadu_si128(tail.state.as_ptr().cast()), reverse),
+        )
+    };
+
+    // The tag mask E_K(J0) on AES-NI; independent of everything below, so it overlaps with it.
+    let mut mask = _mm_xor_si128(j0v, _mm512_castsi512_si128(rk[0]));
+    for k in &rk[1..rounds] {
+        mask = _mm_aesenc_si128(mask, _mm512_castsi512_si128(*k));
+    }
+    let mask = _mm_aesenclast_si128(mask, _mm512_castsi512_si128(rk[rounds]));
+
+    // The exponent of H for the next block; the state so far is multiplied by the highest.
+    let mut e = tail.aad.len().div_ceil(16) + tail.text.len().div_ceil(16) + 1;
+    let mut acc = [_mm512_setzero_si512(); 3];
+    accumulate(&mut acc, _mm512_zextsi128_si512(y), powers_from(powers, e));
+    for chunk in tail.aad.chunks(64) {
+        // SAFETY: only the bytes selected by the mask, all inside `chunk`, are read.
+        let x = unsafe { _mm512_maskz_loadu_epi8(chunk_mask(chunk.len()), chunk.as_ptr().cast()) };
+        accumulate(&mut acc, reverse_lanes(x), powers_from(powers, e));
+        e -= chunk.len().div_ceil(16);
+    }
+
+    // Counters inc32^(1 + skipped + 4r + lane)(J0), byte-reversed so that inc32 is a 32-bit lane
+    // add (wrapping mod 2^32 as inc32 does).
+    let ctr = _mm512_add_epi32(
+        reverse_lanes(_mm512_broadcast_i32x4(j0v)),
+        lane_counter((tail.skipped_blocks as u32).wrapping_add(1) as i32, true),
+    );
+    for (r, chunk) in tail.text.chunks_mut(64).enumerate() {
+        let m = chunk_mask(chunk.len());
+        // SAFETY: only the bytes selected by `m`, all inside `chunk`, are read.
+        let text = unsafe { _mm512_maskz_loadu_epi8(m, chunk.as_ptr().cast()) };
+        let c = if ENCRYPT {
+            let block = reverse_lanes(_mm512_add_epi32(ctr, lane_counter(4 * r as i32, false)));
+            let mut s = _mm512_xor_si512(block, rk[0]);
+            for k in &rk[1..rounds] {
+                s = _mm512_aesenc_epi128(s, *k);
+            }
+            let ks = _mm512_aesenclast_epi128(s, rk[rounds]);
+            // Zero past the end of the text: that is GHASH's padding.
+            let c = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(text, ks));
+            // SAFETY: only the bytes selected by `m`, all inside `chunk`, are written.
+            unsafe { _mm512_mask_storeu_epi8(chunk.as_mut_ptr().cast(), m, c) };
+            c
+        } else {
+            text
+        };
+        accumulate(&mut acc, reverse_lanes(c), powers_from(powers, e));
+        e -= chunk.len().div_ceil(16);
+    }
+
+    // The length block, [len(A)]_64 || [len(C)]_64 in bits, byte-reversed, against H^1.
+    let lengths = _mm_set_epi64x(
+        (tail.aad_len as u64 * 8) as i64,
+        (tail.text_len as u64 * 8) as i64,
+    );
+    accumulate(
+        &mut acc,
+        _mm512_zextsi128_si512(lengths),
+        powers_from(powers, 1),
+    );
+
+    let poly = _mm512_broadcast_i32x4(to_vec(POLY));
+    let [lo, mid, hi] = acc;
+    let t = _mm512_clmulepi64_epi128::<0x10>(lo, poly);
+    let mid = _mm512_xor_si512(mid, _mm512_xor_si512(t, _mm512_shuffle_epi32::<0x4e>(lo)));
+    let t = _mm512_clmulepi64_epi128::<0x10>(mid, poly);
+    let y = fold_lanes(_mm512_xor_si512(
+        hi,
+        _mm512_xor_si512(t, _mm512_shuffle_epi32::<0x4e>(mid)),
+    ));
+    let mut tag = [0u8; 16];
+    // SAFETY: `tag` is 16 writable bytes; unaligned store.
+    unsafe {
+        _mm_storeu_si128(
+            tag.as_mut_ptr().cast(),
+            _mm_xor_si128(_mm_shuffle_epi8(y, reverse), mask),
+        )
+    };
+    tag
 }
 
 #[cfg(test)]
@@ -319,6 +506,88 @@ mod tests {
             assert_eq!(buf[..done], expect[..done], "key {key_len}");
             assert_eq!(buf[done..], data[done..], "key {key_len}");
             assert_eq!(g.finalize(), g_expect.finalize(), "key {key_len}");
+        }
+    }
+
+    /// The fused end of a message against portable block-by-block inc32 CTR and the portable
+    /// GHASH: a non-zero state so far, skipped blocks, AAD and a partial last block, counters
+    /// that wrap mod 2^32 inside the text, encrypting and tag-only, every key size.
+    #[test]
+    fn finish_matches_portable_ctr_and_ghash_across_the_inc32_wrap() {
+        for key_len in [16, 24, 32] {
+            let key: Vec<u8> = (0..key_len as u8)
+                .map(|i| i.wrapping_mul(13) ^ 0x3c)
+                .collect();
+            let Ok(aes) = Aes::with_backend(&key, Backend::Avx512) else {
+                println!("512-bit VAES not available: skipped");
+                return;
+            };
+            let oracle = Aes::with_backend(&key, Backend::Portable).unwrap();
+            let mut h = [0u8; 16];
+            oracle.encrypt_blocks(&mut h);
+            let (Some((keys, rounds)), Some(stitch)) =
+                (aes.vaes512_round_keys(), StitchKey::new(&h))
+            else {
+                println!("VPCLMULQDQ not available: skipped");
+                return;
+            };
+            let mut j0 = [0xa5u8; 16];
+            j0[12..].copy_from_slice(&(u32::MAX - 5).to_be_bytes());
+            let (skipped, aad_len, text_len) = (3usize, 1000usize, 2000usize);
+            let aad: Vec<u8> = (0..21u8).map(|i| i.wrapping_mul(31)).collect();
+            let text: Vec<u8> = (0..100u8).map(|i| i.wrapping_mul(7) ^ 0x11).collect();
+
+            let mut expect = text.clone();
+            for (i, block) in expect.chunks_mut(16).enumerate() {
+                let c = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
+                let mut ks = j0;
+                ks[12..].copy_from_slice(&c.wrapping_add((1 + skipped + i) as u32).to_be_bytes());
+                oracle.encrypt_blocks(&mut ks);
+                for (d, k) in block.iter_mut().zip(ks) {
+                    *d ^= k;
+                }
+            }
+            let mut g = GHash::with_backend(&h, Backend::Portable).unwrap();
+            g.update(&[9u8; 16]);
+            let state = g.clone().finalize();
+            g.update_padded(&aad);
+            g.update_padded(&expect);
+            let mut lengths = [0u8; 16];
+            lengths[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
+            lengths[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
+            g.update(&lengths);
+            let mut tag = g.finalize();
+            let mut mask = j0;
+            oracle.encrypt_blocks(&mut mask);
+            for (t, m) in tag.iter_mut().zip(mask) {
+                *t ^= m;
+            }
+
+            let mut buf = text.clone();
+            macro_rules! tail {
+                ($text:expr) => {
+                    Tail {
+                        state,
+                        skipped_blocks: skipped,
+                        aad: &aad,
+                        text: $text,
+                        aad_len,
+                        text_len,
+                    }
+                };
+            }
+            let got = stitch.finish::<true>(keys, rounds, &j0, tail!(&mut buf));
+            assert_eq!(buf, expect, "key {key_len}");
+            assert_eq!(got, Some(tag), "key {key_len}");
+            let again = stitch.finish::<false>(keys, rounds, &j0, tail!(&mut buf));
+            assert_eq!(buf, expect, "key {key_len}: tag-only must not write");
+            assert_eq!(again, Some(tag), "key {key_len}");
+            let mut long = vec![0u8; 16 * GROUP_BLOCKS];
+            assert_eq!(
+                stitch.finish::<true>(keys, rounds, &j0, tail!(&mut long)),
+                None
+            );
+            assert!(long.iter().all(|&b| b == 0));
         }
     }
 }

@@ -5,7 +5,8 @@
 //! reflected 255-bit product, one bit short of 256; after a one-bit left shift the low 128 bits hold
 //! the coefficients of x^128..x^255, which fold back with x^128 = x^7 + x^2 + x + 1 (in reflected
 //! order, multiplying by x^s is a right shift by s). Eight blocks are multiplied by H^8..H^1 and
-//! summed before one reduction. PCLMULQDQ runs in data-independent time.
+//! summed before one reduction; a last group of n < 8 blocks likewise against H^n..H^1.
+//! PCLMULQDQ runs in data-independent time.
 //!
 //! [`WideKey`] (VPCLMULQDQ on 512-bit registers, AVX-512): four blocks per register, sixteen blocks
 //! (four registers against H^16..H^1) summed before one reduction; groups of fewer than sixteen
@@ -147,9 +148,18 @@ fn absorb(powers: &[u128; AGGREGATE], state: &mut [u8; 16], blocks: &[u8]) {
         }
         y = to_vec(w.reduce());
     }
-    for chunk in groups.remainder().chunks_exact(16) {
+    // The last one to seven blocks also share one reduction: block k of n against H^(n - k).
+    let rest = groups.remainder();
+    let n = rest.len() / 16;
+    if n > 0 {
         let mut w = Wide::zero();
-        w.add_product(_mm_xor_si128(load_be(chunk), y), h[0]);
+        for (k, chunk) in rest.chunks_exact(16).enumerate() {
+            let mut x = load_be(chunk);
+            if k == 0 {
+                x = _mm_xor_si128(x, y);
+            }
+            w.add_product(x, h[n - 1 - k]);
+        }
         y = to_vec(w.reduce());
     }
     *state = to_u128(y).to_be_bytes();
