@@ -457,28 +457,36 @@ mod tests {
     use crate::cpu::Backend;
     use crate::mac::ghash::GHash;
 
+    /// The 512-bit VAES AES key of `key_len` bytes `i * mul ^ xor`, its portable oracle, `H` and
+    /// the GHASH key; `None`, saying why, where the CPU lacks VAES-512 or VPCLMULQDQ.
+    fn keyed(key_len: usize, mul: u8, xor: u8) -> Option<(Aes, Aes, [u8; 16], StitchKey)> {
+        let key: Vec<u8> = (0..key_len as u8)
+            .map(|i| i.wrapping_mul(mul) ^ xor)
+            .collect();
+        let Ok(aes) = Aes::with_backend(&key, Backend::Avx512) else {
+            println!("512-bit VAES not available: skipped");
+            return None;
+        };
+        let oracle = Aes::with_backend(&key, Backend::Portable).unwrap();
+        let mut h = [0u8; 16];
+        oracle.encrypt_blocks(&mut h);
+        let (Some(_), Some(stitch)) = (aes.vaes512_round_keys(), StitchKey::new(&h)) else {
+            println!("VPCLMULQDQ not available: skipped");
+            return None;
+        };
+        Some((aes, oracle, h, stitch))
+    }
+
     /// The stitched loop against block-by-block inc32 CTR on the portable AES and the portable
     /// GHASH, from a counter whose 32-bit word wraps inside the message and a non-zero GHASH
     /// state, for every key size; the bytes after the whole groups must be left alone.
     #[test]
     fn stitched_seal_matches_portable_ctr_and_ghash_across_the_inc32_wrap() {
         for key_len in [16, 24, 32] {
-            let key: Vec<u8> = (0..key_len as u8)
-                .map(|i| i.wrapping_mul(29) ^ 0x6b)
-                .collect();
-            let Ok(aes) = Aes::with_backend(&key, Backend::Avx512) else {
-                println!("512-bit VAES not available: skipped");
+            let Some((aes, oracle, h, stitch)) = keyed(key_len, 29, 0x6b) else {
                 return;
             };
-            let oracle = Aes::with_backend(&key, Backend::Portable).unwrap();
-            let mut h = [0u8; 16];
-            oracle.encrypt_blocks(&mut h);
-            let (Some((keys, rounds)), Some(stitch)) =
-                (aes.vaes512_round_keys(), StitchKey::new(&h))
-            else {
-                println!("VPCLMULQDQ not available: skipped");
-                return;
-            };
+            let (keys, rounds) = aes.vaes512_round_keys().unwrap();
             let mut first = [0x5au8; 16];
             first[12..].copy_from_slice(&(u32::MAX - 40).to_be_bytes());
             let done = 16 * GROUP_BLOCKS * 3;
@@ -515,22 +523,10 @@ mod tests {
     #[test]
     fn finish_matches_portable_ctr_and_ghash_across_the_inc32_wrap() {
         for key_len in [16, 24, 32] {
-            let key: Vec<u8> = (0..key_len as u8)
-                .map(|i| i.wrapping_mul(13) ^ 0x3c)
-                .collect();
-            let Ok(aes) = Aes::with_backend(&key, Backend::Avx512) else {
-                println!("512-bit VAES not available: skipped");
+            let Some((aes, oracle, h, stitch)) = keyed(key_len, 13, 0x3c) else {
                 return;
             };
-            let oracle = Aes::with_backend(&key, Backend::Portable).unwrap();
-            let mut h = [0u8; 16];
-            oracle.encrypt_blocks(&mut h);
-            let (Some((keys, rounds)), Some(stitch)) =
-                (aes.vaes512_round_keys(), StitchKey::new(&h))
-            else {
-                println!("VPCLMULQDQ not available: skipped");
-                return;
-            };
+            let (keys, rounds) = aes.vaes512_round_keys().unwrap();
             let mut j0 = [0xa5u8; 16];
             j0[12..].copy_from_slice(&(u32::MAX - 5).to_be_bytes());
             let (skipped, aad_len, text_len) = (3usize, 1000usize, 2000usize);
