@@ -131,10 +131,7 @@ const INTERLEAVE_BYTES: usize = 4096;
 fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
     if data.len() <= SHORT_MAX {
         if let Some(tag) = seal_short(key, nonce, aad, data) {
-            return Tag::from_slice(&tag).ok_or(Error::InvalidTagLength {
-                expected: "16",
-                got: tag.len(),
-            });
+            return as_tag(&tag);
         }
     }
     let mut cipher = ChaCha20::new(key, nonce, 1)?;
@@ -149,8 +146,12 @@ fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> R
         cipher.apply_keystream(piece)?;
         mac.update(piece);
     }
-    let tag = finish_mac(mac, aad.len(), data.len());
-    Tag::from_slice(&tag).ok_or(Error::InvalidTagLength {
+    as_tag(&finish_mac(mac, aad.len(), data.len()))
+}
+
+/// A computed 16-byte Poly1305 tag as the AEAD's [`Tag`].
+fn as_tag(tag: &[u8; 16]) -> Result<Tag> {
+    Tag::from_slice(tag).ok_or(Error::InvalidTagLength {
         expected: "16",
         got: tag.len(),
     })
@@ -249,11 +250,7 @@ impl super::keystream::SplitAead for ChaCha20Poly1305 {
                 "ChaCha20-Poly1305 message longer than the 32-bit block counter allows",
             ));
         }
-        let tag = compute_tag(&self.key, nonce, aad, ct);
-        Tag::from_slice(&tag).ok_or(Error::InvalidTagLength {
-            expected: "16",
-            got: tag.len(),
-        })
+        as_tag(&compute_tag(&self.key, nonce, aad, ct))
     }
 }
 
