@@ -6,7 +6,11 @@ pub const DEFAULT: &[usize] = &[16, 64, 256, 1024, 8192, 16384, 1 << 20];
 /// The `--quick` sizes: a small and a large message.
 pub const QUICK: &[usize] = &[64, 16384];
 
-/// Parses one size with an optional K or M suffix (binary multiples).
+/// The largest message size: each row holds a few buffers of it (a rotation for small sizes, input
+/// and output), so this keeps a run within a few GiB of memory.
+pub const MAX: usize = 1 << 30;
+
+/// Parses one size with an optional K or M suffix (binary multiples), 1 byte to [`MAX`].
 pub fn parse(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let (digits, mult) = match t.chars().last() {
@@ -18,8 +22,8 @@ pub fn parse(s: &str) -> Result<usize, String> {
         .parse()
         .map_err(|_| format!("bad size '{s}' (a number with optional K or M suffix)"))?;
     n.checked_mul(mult)
-        .filter(|&b| b > 0)
-        .ok_or_else(|| format!("bad size '{s}' (must be at least 1 byte)"))
+        .filter(|&b| (1..=MAX).contains(&b))
+        .ok_or_else(|| format!("bad size '{s}' (from 1 byte to {})", human(MAX)))
 }
 
 /// Parses a comma-separated list of sizes.
@@ -51,6 +55,10 @@ mod tests {
         assert!(parse("0").is_err());
         assert!(parse("x").is_err());
         assert!(parse("99999999999999999999M").is_err());
+        assert!(parse("18446744073709551615").is_err());
+        assert!(parse("17179869184K").is_err());
+        assert_eq!(parse("1024M").unwrap(), MAX);
+        assert!(parse("1025M").is_err());
         assert_eq!(human(16384), "16 KiB");
         assert_eq!(human(1000), "1000 B");
     }

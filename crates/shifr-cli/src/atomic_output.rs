@@ -4,10 +4,16 @@
 //! no directory entry while it is written, so a process killed at any moment, even by SIGKILL, leaves
 //! nothing behind. On commit it is fsynced and linked to the final name (`linkat`, which never replaces
 //! an existing name); with `--force` it is linked to a hidden temporary name and renamed over the final
-//! name, so only a kill between those two system calls could leave a `.NAME.shifr-tmp-*` file.
+//! name, so only a kill between those two system calls could leave a `.shifr-tmp-*` file. A replaced
+//! file's permission bits (and, where the process may set them, its owner and group) carry over to the
+//! new one. Only regular files are ever replaced: [`crate::output_target`] sends FIFOs and devices
+//! elsewhere, and [`AtomicOutput::create`] refuses any other existing non-regular file.
+//!
+//! The temporary name has a fixed length (`.shifr-tmp-` and 12 random hex digits), whatever the final
+//! name's: an output name up to the file system's limit never fails at the very end for want of room.
 //!
 //! Where `O_TMPFILE` is unsupported (other systems, or filesystems without it such as some network and
-//! FUSE filesystems) the data goes to a named temporary file `.NAME.shifr-tmp-*` instead, renamed into
+//! FUSE filesystems) the data goes to a named temporary file `.shifr-tmp-*` instead, renamed into
 //! place without replacing (`renameat2` with `RENAME_NOREPLACE`, or a hard link where that flag is
 //! unsupported) or over the target with `--force`; a process killed outright may then leave that
 //! temporary file behind, never a partial file under the final name. Either way the directory is
@@ -17,7 +23,7 @@ use anyhow::{bail, Context, Result};
 use std::ffi::{OsStr, OsString};
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Where the data waits until the commit.
@@ -35,6 +41,8 @@ pub struct AtomicOutput {
     target: PathBuf,
     name: OsString,
     force: bool,
+    /// The permission bits, owner and group of the regular file being replaced.
+    replaced: Option<(u32, u32, u32)>,
     committed: bool,
 }
 
@@ -42,10 +50,15 @@ impl AtomicOutput {
     /// Creates the staging file for `target`; fails if `target` exists and `force` is not set.
     pub fn create(target: &Path, force: bool) -> Result<AtomicOutput> {
         let shown = target.display();
+        let mut replaced = None;
         match std::fs::symlink_metadata(target) {
-            Ok(_) if !force => bail!("{shown} exists (use --force to replace it)"),
             Ok(m) if m.is_dir() => bail!("{shown} is a directory"),
-            _ => {}
+            Ok(_) if !force => bail!("{shown} exists (use --force to replace it)"),
+            Ok(m) if m.is_file() => replaced = Some((m.mode() & 0o7777, m.uid(), m.gid())),
+            // A link (to a regular file, or dangling) is replaced by the new file, as `mv` would.
+            Ok(m) if m.file_type().is_symlink() => {}
+            Ok(_) => bail!("{shown} is not a regular file; --force replaces only regular files"),
+            Err(_) => {}
         }
         let name = target
             .file_name()
@@ -56,7 +69,7 @@ impl AtomicOutput {
         let (file, staging) = match unnamed(dir).with_context(cannot)? {
             Some(file) => (file, Staging::Unnamed),
             None => {
-                let temp = temp_name(dir, &name)?;
+                let temp = temp_name(dir)?;
                 let file = OpenOptions::new()
                     .write(true)
                     .create_new(true)
@@ -72,6 +85,7 @@ impl AtomicOutput {
             target: target.to_path_buf(),
             name,
             force,
+            replaced,
             committed: false,
         })
     }
@@ -95,6 +109,14 @@ impl AtomicOutput {
     /// Flushes the data to disk and puts it under the final name.
     pub fn commit(mut self) -> Result<()> {
         let shown = self.target.display().to_string();
+        if let Some((mode, uid, gid)) = self.replaced {
+            // Owner first: changing it may clear set-id bits, which the mode then restores. Only a
+            // privileged process may give a file away; anyone else keeps the new file as their own.
+            let _ = std::os::unix::fs::fchown(&self.file, Some(uid), Some(gid));
+            self.file
+                .set_permissions(std::fs::Permissions::from_mode(mode))
+                .with_context(|| format!("cannot set the permissions of {shown}"))?;
+        }
         self.file
             .sync_all()
             .with_context(|| format!("cannot write {shown}: fsync failed"))?;
@@ -106,7 +128,7 @@ impl AtomicOutput {
         match &self.staging {
             Staging::Unnamed => {
                 if self.force {
-                    let temp = temp_name(&dir_path, &self.name)?;
+                    let temp = temp_name(&dir_path)?;
                     link_unnamed(&self.file, &dir, temp.file_name().unwrap_or_default())
                         .with_context(|| format!("cannot create {shown}"))?;
                     // Moving the new name over the target is the only non-atomic step left: only a kill
@@ -155,10 +177,10 @@ impl Drop for AtomicOutput {
     }
 }
 
-/// A hidden, random, not yet existing name beside the target.
-fn temp_name(dir: &Path, name: &OsStr) -> Result<PathBuf> {
+/// A hidden, random name beside the target, of a fixed short length whatever the target's name.
+fn temp_name(dir: &Path) -> Result<PathBuf> {
     let tag = hex::encode(crate::random::bytes::<6>()?);
-    Ok(dir.join(format!(".{}.shifr-tmp-{tag}", name.to_string_lossy())))
+    Ok(dir.join(format!(".shifr-tmp-{tag}")))
 }
 
 #[cfg(target_os = "linux")]
@@ -278,7 +300,7 @@ mod tests {
     fn named_fallback_renames_without_replacing() {
         let dir = scratch("named");
         let target = dir.join("out");
-        let temp = temp_name(&dir, OsStr::new("out")).unwrap();
+        let temp = temp_name(&dir).unwrap();
         std::fs::write(&temp, b"one").unwrap();
         let d = File::open(&dir).unwrap();
         let leaf = temp.file_name().unwrap();

@@ -169,8 +169,8 @@ pub struct StudyArgs {
     /// files: every algorithm of `shifr list`, not only the seed's five.
     #[arg(long)]
     pub all: bool,
-    /// Most threads for the scaling studies (default: every hardware thread).
-    #[arg(long, value_name = "N")]
+    /// Most threads for the scaling studies, 1 to 1024 (default: every hardware thread).
+    #[arg(long, value_name = "N", value_parser = shifr_cli::parse::number_arg::threads)]
     pub threads: Option<usize>,
     /// Extra backends, each measured in a child process under SHIFR_BACKEND (default: portable).
     #[arg(long, value_name = "NAME,..", value_delimiter = ',')]
@@ -181,8 +181,8 @@ pub struct StudyArgs {
     /// tls: body bytes of each bulk response, with optional K/M suffix (default 64M; --quick 16M).
     #[arg(long, value_name = "N")]
     pub bulk_size: Option<String>,
-    /// tls: timed bulk responses per combination (default 5; --quick 3).
-    #[arg(long, value_name = "N")]
+    /// tls: timed bulk responses per combination, 1 to 1000 (default 5; --quick 3).
+    #[arg(long, value_name = "N", value_parser = reps)]
     pub reps: Option<usize>,
     /// tls: only these combinations, comma-separated; each term is /-separated parts of a label
     /// like rustls-shifr/no-aes/1.3/ChaCha20/h2 (e.g. "1.3/h2,openssl/AES-128-CBC").
@@ -194,6 +194,11 @@ pub struct StudyArgs {
     /// Internal (tls): serve ENGINE with the certificate in --out until stdin closes.
     #[arg(long, hide = true, value_name = "ENGINE")]
     pub serve: Option<String>,
+}
+
+/// `--reps`: 1 ..= 1000.
+fn reps(s: &str) -> Result<usize, String> {
+    shifr_cli::parse::number_arg::whole_in(s, 1, 1000).map(|n| n as usize)
 }
 
 /// Parses the process arguments. Help and version requests are printed here; a usage error is

@@ -1,7 +1,23 @@
 //! Arguments of the container commands (encrypt, decrypt, dump, restore, info, keygen).
 
 use clap::Args;
+use shifr_cli::parse::number_arg;
 use std::path::PathBuf;
+
+/// `--max-kdf-memory`: 1 MiB .. 4 GiB, the format's own limit.
+fn kdf_memory(s: &str) -> Result<u64, String> {
+    number_arg::bytes_in(s, 1 << 20, 4 << 30)
+}
+
+/// `--max-kdf-passes`: 1 ..= 64, the format's own limit.
+fn kdf_passes(s: &str) -> Result<u32, String> {
+    number_arg::whole_in(s, 1, 64).map(|n| n as u32)
+}
+
+/// `--chunk-size`: the format's range.
+fn chunk_size(s: &str) -> Result<u32, String> {
+    number_arg::whole_in(s, 1024, 16 << 20).map(|n| n as u32)
+}
 
 /// Where the secret comes from. Without either option the passphrase is read from `SHIFR_PASSPHRASE`,
 /// or else from the terminal with no echo.
@@ -18,14 +34,15 @@ pub struct SecretArgs {
 /// How the work runs and what it shows.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Worker threads sealing or opening chunks (default: all cores). The output does not depend on it.
-    #[arg(long, value_name = "N")]
+    /// Worker threads sealing or opening chunks, 1 to 1024 (default: all cores). The output does not
+    /// depend on it.
+    #[arg(long, value_name = "N", value_parser = number_arg::threads)]
     pub threads: Option<usize>,
-    /// Keep the process's CPU time within PCT percent of the whole machine (0 < PCT <= 100), measured over
-    /// any 5-second window.
-    #[arg(long, value_name = "PCT")]
+    /// Keep the process's CPU time within PCT percent of the whole machine (0.1 <= PCT <= 100), measured
+    /// over any 5-second window.
+    #[arg(long, value_name = "PCT", value_parser = number_arg::cpu_percent)]
     pub cpu_limit: Option<f64>,
-    /// Replace an existing output file.
+    /// Replace an existing regular output file (a FIFO or device is written into, never replaced).
     #[arg(long)]
     pub force: bool,
     /// No progress bar, even on a terminal.
@@ -43,6 +60,17 @@ pub struct RunArgs {
     pub backend: Option<String>,
 }
 
+/// How much work a passphrase file's header may ask of decryption (Argon2id).
+#[derive(Debug, Args)]
+pub struct KdfLimitArgs {
+    /// Most Argon2id memory a file may ask for, e.g. 4G (default: half of this machine's memory).
+    #[arg(long, value_name = "SIZE", value_parser = kdf_memory)]
+    pub max_kdf_memory: Option<u64>,
+    /// Most Argon2id passes a file may ask for, 1 to 64 (default: 3, what shifr writes).
+    #[arg(long, value_name = "N", value_parser = kdf_passes)]
+    pub max_kdf_passes: Option<u32>,
+}
+
 /// How a new container is made.
 #[derive(Debug, Args)]
 pub struct SealArgs {
@@ -51,7 +79,7 @@ pub struct SealArgs {
     #[arg(short = 'a', long = "algorithm", value_name = "AEAD")]
     pub algorithm: Option<String>,
     /// Plaintext bytes per chunk (1024 ..= 16777216; default 65536).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = chunk_size)]
     pub chunk_size: Option<u32>,
 }
 
@@ -93,6 +121,8 @@ pub struct DecryptArgs {
     #[command(flatten)]
     pub secret: SecretArgs,
     #[command(flatten)]
+    pub kdf: KdfLimitArgs,
+    #[command(flatten)]
     pub run: RunArgs,
 }
 
@@ -129,6 +159,8 @@ pub struct RestoreArgs {
     #[command(flatten)]
     pub secret: SecretArgs,
     #[command(flatten)]
+    pub kdf: KdfLimitArgs,
+    #[command(flatten)]
     pub run: RunArgs,
 }
 
@@ -143,7 +175,8 @@ pub struct InfoArgs {
 /// `shifr keygen`.
 #[derive(Debug, Args)]
 pub struct KeygenArgs {
-    /// Key file to create (mode 0600; an existing file is never replaced).
+    /// Key file to create (mode 0600; an existing file is never replaced), or - for stdout (not a
+    /// terminal).
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 }

@@ -4,6 +4,7 @@
 use crate::container_args::RunArgs;
 use crate::cpu_limit::CpuLimit;
 use crate::progress::Progress;
+use crate::secret_file::FileId;
 use anyhow::{Context, Result};
 use shifr::container::{Error, FileCipher};
 use shifr_gpu::{GpuContext, GpuKeystream};
@@ -11,6 +12,7 @@ use std::fs::File;
 use std::io::{Read, Write};
 #[cfg(not(target_os = "linux"))]
 use std::io::{Seek, SeekFrom};
+use std::os::fd::AsFd;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
@@ -22,6 +24,8 @@ pub struct Input {
     pub name: String,
     /// Its size, when it is a regular file or a block device.
     pub size: Option<u64>,
+    /// Its identity, which a key or passphrase file must not share.
+    pub id: Option<FileId>,
 }
 
 /// Whether `path` means stdin / stdout (absent or `-`).
@@ -36,18 +40,36 @@ pub fn open_input(path: Option<&Path>) -> Result<Input> {
             let name = p.display().to_string();
             let mut file = File::open(p).with_context(|| format!("cannot open {name}"))?;
             let size = size_of(&mut file);
+            let id = FileId::of(&file);
             Ok(Input {
                 reader: Box::new(file),
                 name,
                 size,
+                id,
             })
         }
-        _ => Ok(Input {
-            reader: Box::new(std::io::stdin().lock()),
-            name: "stdin".to_string(),
-            size: None,
-        }),
+        // A descriptor of its own rather than `Stdin::lock`: nothing else in the process holds stdin,
+        // and a second open (restore's write pass) must not wait on a lock the first still holds.
+        _ => {
+            let file = stdin_file()?;
+            let id = FileId::of(&file);
+            Ok(Input {
+                reader: Box::new(file),
+                name: "stdin".to_string(),
+                size: None,
+                id,
+            })
+        }
     }
+}
+
+/// A new descriptor for stdin (sharing its file offset).
+pub fn stdin_file() -> Result<File> {
+    let fd = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .context("cannot read stdin")?;
+    Ok(File::from(fd))
 }
 
 /// The size of a regular file, or of a block device (whose metadata says 0: the `BLKGETSIZE64`
@@ -72,7 +94,8 @@ pub fn size_of(file: &mut File) -> Option<u64> {
     }
 }
 
-/// Worker threads: `--threads`, or every core.
+/// Worker threads: `--threads` (at most [`shifr_cli::parse::number_arg::MAX_THREADS`], checked when
+/// parsed), or every core.
 pub fn threads(run: &RunArgs) -> usize {
     run.threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -28,8 +28,9 @@ impl CpuLimit {
         let Some(pct) = pct else {
             return Ok(None);
         };
-        if !(pct > 0.0 && pct <= 100.0) {
-            bail!("--cpu-limit must be a percentage in (0, 100], got {pct}");
+        let min = shifr_cli::parse::number_arg::MIN_CPU_PERCENT;
+        if !(min..=100.0).contains(&pct) {
+            bail!("--cpu-limit must be a percentage from {min} to 100, got {pct}");
         }
         let Some(cpu) = process_cpu::used() else {
             bail!("--cpu-limit: getrusage is not available");
@@ -55,7 +56,11 @@ impl CpuLimit {
         self.last_wall = now;
         self.last_cpu = cpu;
         if self.credit < 0.0 {
-            std::thread::sleep(Duration::from_secs_f64(-self.credit / self.rate));
+            // The rate is at least a thousandth of a core, so the debt is a few minutes of sleep at
+            // most; a value no Duration holds is skipped rather than a panic.
+            if let Ok(pause) = Duration::try_from_secs_f64(-self.credit / self.rate) {
+                std::thread::sleep(pause);
+            }
         }
     }
 }

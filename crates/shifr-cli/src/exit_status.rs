@@ -31,7 +31,7 @@ pub fn code_for(e: &anyhow::Error) -> u8 {
                 Error::Truncated { .. } => TRUNCATED,
                 Error::ChunkAuthentication(_) => CHUNK_AUTH,
                 Error::Input(_) | Error::Output(_) => IO,
-                Error::InvalidParameter(_) | Error::Crypto(_) => OTHER,
+                Error::InvalidParameter(_) | Error::KdfMemory(_) | Error::Crypto(_) => OTHER,
             };
         }
         if cause.is::<std::io::Error>() {

@@ -6,7 +6,6 @@
 
 mod cli;
 mod commands;
-mod hexarg;
 mod keyfile;
 mod report;
 // The container commands' helpers.
@@ -17,10 +16,13 @@ mod container_args;
 mod container_io;
 mod cpu_limit;
 mod exit_status;
+mod kdf_limit;
+mod output_target;
 mod passphrase;
 mod process_cpu;
 mod progress;
 mod random;
+mod secret_file;
 mod secret_source;
 #[cfg(target_os = "linux")]
 mod unnamed_file;

@@ -95,6 +95,7 @@ fn wrong_key_lengths() {
 
 #[test]
 fn non_hex_key_material() {
+    // Not all hex digits: raw bytes, here of the wrong length (one rule: crates/shifr-cli/src/parse).
     let f = temp_file("nonhex-key", b"000102030405060708090a0b0c0d0eXY\n");
     let code = fails(
         &[
@@ -106,7 +107,7 @@ fn non_hex_key_material() {
         ],
         b"",
         &[],
-        "not valid hex",
+        "33 bytes that are not all hex digits",
     );
     assert_eq!(code, 1);
     let run = shifr(

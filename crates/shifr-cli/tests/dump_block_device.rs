@@ -134,6 +134,29 @@ fn dump_and_restore_through_loop_devices() {
     drop(target);
     assert!(std::fs::read(&target_file).unwrap() == std::fs::read(&source_file).unwrap());
 
+    // Restore with the image on stdin redirected from the file (read twice: verify, then write).
+    std::fs::write(&target_file, vec![0u8; len]).unwrap();
+    let target = Loop::attach(&target_file).expect("second loop device again");
+    let status = Command::new(env!("CARGO_BIN_EXE_shifr"))
+        .args([
+            "restore",
+            "-q",
+            "--force",
+            "--key-file",
+            s(&key),
+            "-",
+            &target.device,
+        ])
+        .stdin(std::fs::File::open(&image).unwrap())
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "restore from stdin redirected from a file"
+    );
+    drop(target);
+    assert!(std::fs::read(&target_file).unwrap() == std::fs::read(&source_file).unwrap());
+
     // A device one sector too small is refused (its size from BLKGETSIZE64) and left untouched.
     let small_file = temp_path("loop-small");
     std::fs::write(&small_file, vec![0u8; len - 512]).unwrap();

@@ -308,8 +308,10 @@ fn usage_errors() {
     );
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("unknown AEAD"), "{}", run.stderr);
+    // Out of range: a usage error, like every malformed option value.
     let run = shifr(&["encrypt", "--cpu-limit", "0"], b"", &[]);
-    assert_eq!(run.code, Some(1));
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("from 0.1 to 100"), "{}", run.stderr);
     let run = shifr(&["encrypt", "--passphrase", "x"], b"", &[]);
     assert_eq!(run.code, Some(2), "no passphrase argument exists");
 }

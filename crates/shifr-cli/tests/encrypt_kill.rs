@@ -102,7 +102,7 @@ fn kill_mid_way(key: &Path, out_dir: &Path, out: &Path, extra: &[&str], feed: us
 fn sigkill_mid_encryption_leaves_no_entry() {
     let keys = scratch("key");
     let key = keys.join("key");
-    std::fs::write(&key, [0x33u8; 32]).unwrap();
+    std::fs::write(&key, [0xc3u8; 32]).unwrap();
 
     // A new output: killed right after the header, and after several MiB of chunks.
     for (i, written) in [1u64, 4 << 20].into_iter().enumerate() {

@@ -16,6 +16,8 @@ use std::process::ExitCode;
 /// Measured seconds per row by default, and with --quick.
 const SECONDS: f64 = 0.12;
 const QUICK_SECONDS: f64 = 0.04;
+/// Most independent streams per message.
+const MAX_STREAMS: usize = 1 << 16;
 
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     if super::bench_gpu::wanted(args.backend.as_deref()) {
@@ -28,15 +30,15 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         None => sizes::DEFAULT.to_vec(),
     };
     let threads = thread_counts(&args.threads)?;
-    if args.streams == 0 {
-        bail!("--streams must be at least 1");
+    if !(1..=MAX_STREAMS).contains(&args.streams) {
+        bail!("--streams must be from 1 to {MAX_STREAMS}");
     }
     let backend = backend(args.backend.as_deref())?;
     let seconds = args
         .seconds
         .unwrap_or(if args.quick { QUICK_SECONDS } else { SECONDS });
-    if !(seconds.is_finite() && seconds > 0.0) {
-        bail!("--seconds must be a positive number");
+    if !(seconds.is_finite() && (0.001..=60.0).contains(&seconds)) {
+        bail!("--seconds must be a number from 0.001 to 60");
     }
     let mut notes: Vec<String> = Vec::new();
     let mut chosen = Vec::new();
@@ -141,11 +143,17 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
 fn algorithms(list: Option<&str>) -> Result<Vec<&'static AlgInfo>> {
     match list {
         None => Ok(catalog::all().iter().collect()),
-        Some(list) => list
-            .split(',')
-            .filter(|s| !s.trim().is_empty())
-            .map(|name| catalog::lookup(name).map_err(Into::into))
-            .collect(),
+        Some(list) => {
+            let algs: Vec<&'static AlgInfo> = list
+                .split(',')
+                .filter(|s| !s.trim().is_empty())
+                .map(|name| catalog::lookup(name))
+                .collect::<Result<_, _>>()?;
+            if algs.is_empty() {
+                bail!("--alg names no algorithm (give names from `shifr list`, comma-separated)");
+            }
+            Ok(algs)
+        }
     }
 }
 

@@ -4,9 +4,10 @@
 //! (bad tag, bad padding, ...) leaves stdout empty.
 
 use crate::cli::CipherArgs;
-use crate::{hexarg, keyfile};
+use crate::keyfile;
 use anyhow::{bail, Context, Result};
 use shifr::catalog::{self, IvSpec, Params};
+use shifr_cli::parse::hex_arg;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 use zeroize::Zeroizing;
@@ -14,7 +15,7 @@ use zeroize::Zeroizing;
 pub fn run(args: &CipherArgs) -> Result<ExitCode> {
     let alg = catalog::lookup(&args.algorithm)?;
     let iv = match (&args.iv, alg.iv) {
-        (Some(hex), _) => hexarg::decode("--iv", hex)?,
+        (Some(hex), _) => hex_arg::decode("--iv", hex).map_err(anyhow::Error::msg)?,
         (None, IvSpec::None) => Vec::new(),
         (None, spec) => bail!(
             "missing IV: {} needs --iv HEX ({} bytes)",
@@ -25,13 +26,13 @@ pub fn run(args: &CipherArgs) -> Result<ExitCode> {
     let aad = args
         .aad
         .as_deref()
-        .map(|h| hexarg::decode("--aad", h))
+        .map(|h| hex_arg::decode("--aad", h).map_err(anyhow::Error::msg))
         .transpose()?
         .unwrap_or_default();
     let tag = args
         .tag
         .as_deref()
-        .map(|h| hexarg::decode("--tag", h))
+        .map(|h| hex_arg::decode("--tag", h).map_err(anyhow::Error::msg))
         .transpose()?;
     if tag.is_some() && !args.decrypt {
         bail!("--tag is only used with -d (the tag to verify)");
@@ -44,7 +45,11 @@ pub fn run(args: &CipherArgs) -> Result<ExitCode> {
         section: args.section,
         master_section: args.master_section,
     };
-    let key = keyfile::load(args.key_file.as_deref(), alg.key_len)?;
+    let key = keyfile::load(
+        args.key_file.as_deref(),
+        alg.key_len,
+        crate::secret_file::FileId::of_stdin(),
+    )?;
 
     let mut input = Vec::new();
     std::io::stdin()

@@ -22,8 +22,13 @@ pub fn run(args: &KatArgs) -> Result<ExitCode> {
             Ok(t) => t,
             Err(e) => return bad_input(anyhow!("cannot read {shown}: {e}")),
         };
-        if let Err(e) = shifr_kat::parse(&text) {
-            return bad_input(anyhow!("{shown}: {e}"));
+        match shifr_kat::parse(&text) {
+            Err(e) => return bad_input(anyhow!("{shown}: {e}")),
+            // A file with no record would pass "0 passed" and hide a wrong path or a truncated copy.
+            Ok(records) if records.is_empty() => {
+                return bad_input(anyhow!("{shown} holds no test vectors"))
+            }
+            Ok(_) => {}
         }
         texts.push(text);
     }

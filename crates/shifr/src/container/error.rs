@@ -32,6 +32,9 @@ pub enum Error {
     /// Chunk `index` (counting from 0) did not verify: corrupted, reordered, cut, or extended.
     #[error("chunk {0} failed authentication")]
     ChunkAuthentication(u64),
+    /// The memory Argon2id needs (bytes) could not be allocated.
+    #[error("cannot allocate the {} MiB of memory that the file's Argon2id parameters ask for", .0 >> 20)]
+    KdfMemory(u64),
     /// A parameter given to the encryptor is out of range.
     #[error("invalid parameter: {0}")]
     InvalidParameter(&'static str),

@@ -85,8 +85,16 @@ pub fn input_key(
             }
             let params = argon2::Params::new(m_kib, t, p, Some(KEY_LEN))
                 .map_err(|_| Error::InvalidParameter("Argon2id parameters out of range"))?;
+            // The memory is reserved fallibly: a header may ask for gigabytes, and a machine (or a
+            // `ulimit -v`) without them must get an error, not an abort.
+            let blocks = params.block_count();
+            let mut memory = Vec::new();
+            if memory.try_reserve_exact(blocks).is_err() {
+                return Err(Error::KdfMemory(u64::from(m_kib) << 10));
+            }
+            memory.resize(blocks, argon2::Block::default());
             argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params)
-                .hash_password_into(pass, salt, &mut ikm[..])
+                .hash_password_into_with_memory(pass, salt, &mut ikm[..], &mut memory[..])
                 .map_err(|_| Error::InvalidParameter("Argon2id refused its input"))?;
         }
         (Kdf::KeyFile, Secret::KeyFile(key)) => ikm.copy_from_slice(key),

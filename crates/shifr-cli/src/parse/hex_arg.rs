@@ -1,13 +1,11 @@
 //! Decoding of hex-valued options with an error that names the option.
 
-use anyhow::{bail, Result};
-
 /// Decodes `value` (surrounding whitespace ignored) as hex; `what` names it in the error.
-pub fn decode(what: &str, value: &str) -> Result<Vec<u8>> {
+pub fn decode(what: &str, value: &str) -> Result<Vec<u8>, String> {
     let value = value.trim();
     match hex::decode(value) {
         Ok(bytes) => Ok(bytes),
-        Err(e) => bail!("{what} is not valid hex: {}", describe(e)),
+        Err(e) => Err(format!("{what} is not valid hex: {}", describe(e))),
     }
 }
 
@@ -29,7 +27,7 @@ mod tests {
     #[test]
     fn decodes_and_rejects() {
         assert_eq!(decode("--iv", " 00ff\n").unwrap(), vec![0, 0xff]);
-        let e = decode("--iv", "0g").unwrap_err().to_string();
+        let e = decode("--iv", "0g").unwrap_err();
         assert!(e.contains("--iv is not valid hex"), "{e}");
         assert!(decode("--iv", "abc").is_err());
     }
