@@ -9,7 +9,9 @@ vectors="${SHIFR_VECTORS:-../shared/vectors}"
 
 install_missing() {
   # System packages: OpenSSL's command-line tool and its GOST engine (differential tests); PoCL
-  # (OpenCL on the CPU: the GPU kernels of crates/shifr-gpu); nghttp2-client (h2load, the external
+  # (OpenCL on the CPU: the GPU kernels of crates/shifr-gpu) and the OpenCL ICD loader that opens it
+  # (libOpenCL.so.1: without it no OpenCL platform exists and every GPU test would have nothing to
+  # run on); nghttp2-client (h2load, the external
   # HTTP/2 client of `shifr study tls`); the cross linkers with their target libc and qemu-user (cross
   # tests, scripts/cross-test.sh). One name a line.
   local packages=(
@@ -18,6 +20,7 @@ install_missing() {
     libssl-dev
     pkg-config
     pocl-opencl-icd
+    ocl-icd-libopencl1
     nghttp2-client
     gcc-aarch64-linux-gnu
     libc6-dev-arm64-cross
@@ -65,7 +68,17 @@ cargo fmt --all -- --check
 phase "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 phase "cargo test"
-cargo test --workspace
+# The GPU kernels run on PoCL here: a missing OpenCL platform fails their tests instead of skipping
+# them, and each test that ran on a device is logged, counted below.
+gpu_log="$(pwd)/target/gpu-checks.log"
+mkdir -p target && rm -f "$gpu_log"
+SHIFR_REQUIRE_OPENCL=1 SHIFR_GPU_CHECK_LOG="$gpu_log" cargo test --workspace
+gpu_checks=$(wc -l <"$gpu_log" 2>/dev/null || echo 0)
+echo "test.sh: GPU kernel tests that ran on a device: $gpu_checks ($(cut -f2 "$gpu_log" 2>/dev/null | sort | uniq -c | sort -rn | head -3 | tr -s ' \n' ' '))"
+if [ "$gpu_checks" -lt 10 ]; then
+  echo "test.sh: expected at least 10 GPU kernel tests on PoCL; see $gpu_log" >&2
+  exit 1
+fi
 # `cargo test` has just built target/debug/shifr with the test profile (opt-level 1) for the CLI's
 # integration tests; the known answers run through that binary instead of a separate release build.
 phase "shifr kat (best backends, then portable)"
@@ -75,6 +88,14 @@ if [ -d "$vectors" ]; then
 else
   echo "test.sh: no vector directory at $vectors (set SHIFR_VECTORS); KAT step not run" >&2
   exit 1
+fi
+# Every CUDA kernel compiled for sm_90 by NVRTC from its Python wheel (no GPU needed), and ptxas's
+# register / spill report of each (scripts/nvrtc-check.sh). SHIFR_NVRTC=0 skips it for quick local runs.
+if [ "${SHIFR_NVRTC:-1}" != 0 ]; then
+  phase "CUDA kernels through NVRTC (scripts/nvrtc-check.sh)"
+  scripts/nvrtc-check.sh
+else
+  echo "test.sh: SHIFR_NVRTC=0: NVRTC compile check not run"
 fi
 # Container parser fuzzing (issue 5; fuzz/README.md): a short libFuzzer run of fuzz/'s container_parser
 # target over its committed seed corpus when cargo-fuzz and a nightly toolchain are already installed.

@@ -4,6 +4,8 @@
 //! against the CPU library by the command itself before it is timed, so a wrong kernel fails the
 //! command; no timing is checked.
 
+#[path = "../../shifr-gpu/tests/support/mod.rs"]
+mod gpu_support;
 mod support;
 
 use support::shifr;
@@ -28,11 +30,18 @@ fn multistream_rows_run_and_are_checked_against_the_cpu() {
         &[],
     );
     if !run.ok() && run.stderr.contains("no GPU") {
-        eprintln!("skipped: {}", run.stderr.trim());
+        gpu_support::no_device(
+            "multistream_rows_run_and_are_checked_against_the_cpu",
+            run.stderr.trim(),
+        );
         return;
     }
     let stdout = String::from_utf8(run.stdout.clone()).unwrap();
     assert!(run.ok(), "stderr: {}\nstdout: {stdout}", run.stderr);
+    gpu_support::ran_on(
+        "multistream_rows_run_and_are_checked_against_the_cpu",
+        "shifr bench --backend gpu",
+    );
     for row in [
         "kuznyechik-cfb-encrypt 64 x 512 B",
         "kuznyechik-cbc-encrypt 64 x 512 B",

@@ -6,6 +6,8 @@
 //! decrypt both with and without --backend gpu, and reject a flipped body byte leaving no output. The
 //! fallbacks print their one-line note: below the threshold, xchacha20-poly1305, an unknown backend.
 
+#[path = "../../shifr-gpu/tests/support/mod.rs"]
+mod gpu_support;
 mod support;
 
 use rand::RngCore;
@@ -42,17 +44,18 @@ fn key_file() -> (PathBuf, [u8; 32]) {
 
 /// Whether `shifr --backend gpu` finds a GPU or OpenCL device; prints its note (the reason) if not.
 /// Asked of the binary rather than opened here: PoCL's start-up must not race between test threads.
-fn have_gpu(key: &Path) -> bool {
+fn have_gpu(test: &str, key: &Path) -> bool {
     let run = shifr(
         &["encrypt", "--key-file", s(key), "--backend", "gpu"],
         b"x",
         &[ALWAYS_GPU],
     );
     if run.stderr.contains("GPU path") {
+        gpu_support::ran_on(test, "shifr encrypt --backend gpu");
         eprintln!("{}", run.stderr.trim());
         true
     } else {
-        eprintln!("skipped: {}", run.stderr.trim());
+        gpu_support::no_device(test, run.stderr.trim());
         false
     }
 }
@@ -76,7 +79,10 @@ fn cpu_reference(file: &[u8], key: &[u8; 32], plain: &[u8]) -> Vec<u8> {
 #[test]
 fn gpu_encryption_is_byte_identical_and_decrypts_both_ways() {
     let (key, key_bytes) = key_file();
-    if !have_gpu(&key) {
+    if !have_gpu(
+        "gpu_encryption_is_byte_identical_and_decrypts_both_ways",
+        &key,
+    ) {
         return;
     }
     let chunk = CHUNK.to_string();
@@ -160,7 +166,7 @@ fn gpu_encryption_is_byte_identical_and_decrypts_both_ways() {
 #[test]
 fn gpu_encryption_from_stdin_uses_the_gpu() {
     let (key, key_bytes) = key_file();
-    if !have_gpu(&key) {
+    if !have_gpu("gpu_encryption_from_stdin_uses_the_gpu", &key) {
         return;
     }
     let plain = random_bytes(5 * CHUNK + 3);

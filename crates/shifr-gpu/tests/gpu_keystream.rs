@@ -8,6 +8,8 @@
 //! chunk - 1, chunk, chunk + 1 and several chunks, decrypts either way, and tampering is detected.
 //! Without any OpenCL platform / CUDA device the tests print `skipped: <reason>` and pass.
 
+mod support;
+
 use rand::{Rng, RngCore, SeedableRng};
 use shifr::aead::keystream::{CpuKeystream, KeystreamCipher, KeystreamKey, KeystreamSource};
 use shifr::container::{read_header, Algorithm, EncryptParams, Error, FileCipher, Kdf, Secret};
@@ -16,16 +18,16 @@ use zeroize::Zeroizing;
 
 static DEVICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn context() -> Option<(std::sync::MutexGuard<'static, ()>, GpuContext)> {
+fn context(test: &str) -> Option<(std::sync::MutexGuard<'static, ()>, GpuContext)> {
     let guard = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
     match GpuContext::new() {
         Ok(mut ctx) => {
             ctx.set_chunk(4096);
-            eprintln!("device: {}", ctx.describe());
+            support::ran_on(test, &ctx.describe());
             Some((guard, ctx))
         }
         Err(GpuError::NoDevice(why)) => {
-            eprintln!("skipped: {why}");
+            support::no_device(test, &why);
             None
         }
         Err(e) => panic!("GPU context: {e}"),
@@ -60,7 +62,7 @@ fn start(rng: &mut impl Rng, cipher: KeystreamCipher, ahead: Option<u64>) -> [u8
 
 #[test]
 fn segments_match_the_cpu_reference() {
-    let Some((_guard, _probe)) = context() else {
+    let Some((_guard, _probe)) = context("segments_match_the_cpu_reference") else {
         return;
     };
     drop(_probe);
@@ -164,7 +166,7 @@ fn decrypt(file: &[u8], gpu: bool) -> Result<Vec<u8>, Error> {
 
 #[test]
 fn container_on_the_gpu_is_byte_identical() {
-    let Some((_guard, _ctx)) = context() else {
+    let Some((_guard, _ctx)) = context("container_on_the_gpu_is_byte_identical") else {
         return;
     };
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x636f_6e74);

@@ -5,6 +5,8 @@
 //! uploaded once per context. Runs on whatever device is present (PoCL's CPU device in CI); with
 //! none, each test prints the reason and passes.
 
+mod support;
+
 use rand::{Rng, RngCore, SeedableRng};
 use shifr::block::kuznyechik::Kuznyechik;
 use shifr::cpu::Backend;
@@ -15,15 +17,15 @@ use shifr_gpu::{GpuContext, GpuError, GpuJob, StreamMode};
 /// The tests share one device and run one at a time (PoCL's start-up is not safe to race).
 static DEVICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn context() -> Option<(std::sync::MutexGuard<'static, ()>, GpuContext)> {
+fn context(test: &str) -> Option<(std::sync::MutexGuard<'static, ()>, GpuContext)> {
     let guard = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
     match GpuContext::new() {
         Ok(ctx) => {
-            eprintln!("device: {}", ctx.describe());
+            support::ran_on(test, &ctx.describe());
             Some((guard, ctx))
         }
         Err(GpuError::NoDevice(why)) => {
-            eprintln!("skipped: {why}");
+            support::no_device(test, &why);
             None
         }
         Err(e) => panic!("GPU context: {e}"),
@@ -81,7 +83,7 @@ fn check_single(cipher: &Kuznyechik, iv: &[u8; 16], pt: &[u8], want: &Expected, 
 
 #[test]
 fn kuznyechik_streams_match_the_cpu() {
-    let Some((_guard, ctx)) = context() else {
+    let Some((_guard, ctx)) = context("kuznyechik_streams_match_the_cpu") else {
         return;
     };
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x6b75_7a6e);
@@ -145,7 +147,7 @@ fn kuznyechik_streams_match_the_cpu() {
 
 #[test]
 fn kuznyechik_streams_reject_bad_layouts() {
-    let Some((_guard, ctx)) = context() else {
+    let Some((_guard, ctx)) = context("kuznyechik_streams_reject_bad_layouts") else {
         return;
     };
     let keys = [[1u8; 32], [2u8; 32]];
@@ -191,7 +193,7 @@ fn kuznyechik_streams_reject_bad_layouts() {
 
 #[test]
 fn constant_tables_are_uploaded_once_per_context() {
-    let Some((_guard, ctx)) = context() else {
+    let Some((_guard, ctx)) = context("constant_tables_are_uploaded_once_per_context") else {
         return;
     };
     assert_eq!(ctx.table_uploads(), 0);

@@ -6,6 +6,8 @@
 //! shapes (truncated CFB segments, AES-192, which the GPU does not implement) are counted as not
 //! applicable. Without a device the test prints why and passes.
 
+mod support;
+
 use std::path::PathBuf;
 
 use shifr::block::magma::SBox;
@@ -154,14 +156,14 @@ fn shared_vectors_pass_through_the_gpu() {
     let ctx = match GpuContext::new() {
         Ok(ctx) => ctx,
         Err(GpuError::NoDevice(why)) => {
-            eprintln!("skipped: {why}");
+            support::no_device("shared_vectors_pass_through_the_gpu", &why);
             return;
         }
         Err(e) => panic!("GPU context: {e}"),
     };
+    support::ran_on("shared_vectors_pass_through_the_gpu", &ctx.describe());
     let Some(dir) = vector_dir() else {
-        eprintln!("skipped: no vector directory (set SHIFR_VECTORS)");
-        return;
+        panic!("no vector directory (set SHIFR_VECTORS)");
     };
     let (mut passed, mut failed) = (0, Vec::new());
     for file in ["gost.txt", "std.txt"] {

@@ -3,6 +3,8 @@
 //! the multi-stream modes over many streams with their own keys. Runs on whatever device is present
 //! (PoCL's CPU device in CI); with none, each test prints the reason and passes.
 
+mod support;
+
 use rand::{Rng, RngCore, SeedableRng};
 use shifr::block::aes::Aes;
 use shifr::block::kuznyechik::Kuznyechik;
@@ -17,17 +19,17 @@ use shifr_gpu::{GpuContext, GpuError, GpuJob, MagmaVariant, StreamMode};
 /// safe to race from several threads (seen as a crash here).
 static DEVICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn context() -> Option<(std::sync::MutexGuard<'static, ()>, GpuContext)> {
+fn context(test: &str) -> Option<(std::sync::MutexGuard<'static, ()>, GpuContext)> {
     let guard = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
     match GpuContext::new() {
         Ok(mut ctx) => {
             // Small chunks: several pipeline chunks and queues even for the test sizes.
             ctx.set_chunk(4096);
-            eprintln!("device: {}", ctx.describe());
+            support::ran_on(test, &ctx.describe());
             Some((guard, ctx))
         }
         Err(GpuError::NoDevice(why)) => {
-            eprintln!("skipped: {why}");
+            support::no_device(test, &why);
             None
         }
         Err(e) => panic!("GPU context: {e}"),
@@ -59,7 +61,7 @@ fn random(rng: &mut impl RngCore, len: usize) -> Vec<u8> {
 
 #[test]
 fn ctr_and_stream_kernels_match_the_cpu() {
-    let Some((_guard, ctx)) = context() else {
+    let Some((_guard, ctx)) = context("ctr_and_stream_kernels_match_the_cpu") else {
         return;
     };
     let mut rng = rng();
@@ -131,7 +133,7 @@ fn ctr_and_stream_kernels_match_the_cpu() {
 
 #[test]
 fn ecb_kernels_match_the_cpu() {
-    let Some((_guard, ctx)) = context() else {
+    let Some((_guard, ctx)) = context("ecb_kernels_match_the_cpu") else {
         return;
     };
     let mut rng = rng();
@@ -170,7 +172,7 @@ fn ecb_kernels_match_the_cpu() {
 
 #[test]
 fn multistream_magma_matches_the_cpu() {
-    let Some((_guard, ctx)) = context() else {
+    let Some((_guard, ctx)) = context("multistream_magma_matches_the_cpu") else {
         return;
     };
     let mut rng = rng();
@@ -249,7 +251,7 @@ fn multistream_magma_matches_the_cpu() {
 
 #[test]
 fn device_resident_timing_runs() {
-    let Some((_guard, ctx)) = context() else {
+    let Some((_guard, ctx)) = context("device_resident_timing_runs") else {
         return;
     };
     let job = GpuJob::chacha20(&[1u8; 32], &[2u8; 12], 0).unwrap();
