@@ -10,20 +10,12 @@ pub const QUICK: &[usize] = &[64, 16384];
 /// and output), so this keeps a run within a few GiB of memory.
 pub const MAX: usize = 1 << 30;
 
-/// Parses one size with an optional K or M suffix (binary multiples), 1 byte to [`MAX`].
+/// Parses one size with an optional K, M or G suffix (binary multiples), 1 byte to [`MAX`]: the
+/// size grammar of every shifr option (`shifr_input::number_arg::bytes_in`).
 pub fn parse(s: &str) -> Result<usize, String> {
-    let t = s.trim();
-    let (digits, mult) = match t.chars().last() {
-        Some('k' | 'K') => (&t[..t.len() - 1], 1024usize),
-        Some('m' | 'M') => (&t[..t.len() - 1], 1 << 20),
-        _ => (t, 1),
-    };
-    let n: usize = digits
-        .parse()
-        .map_err(|_| format!("bad size '{s}' (a number with optional K or M suffix)"))?;
-    n.checked_mul(mult)
-        .filter(|&b| (1..=MAX).contains(&b))
-        .ok_or_else(|| format!("bad size '{s}' (from 1 byte to {})", human(MAX)))
+    shifr_input::number_arg::bytes_in(s, 1, MAX as u64)
+        .map(|bytes| bytes as usize)
+        .map_err(|e| format!("bad size: {e}"))
 }
 
 /// Parses a comma-separated list of sizes.

@@ -170,7 +170,7 @@ pub struct StudyArgs {
     #[arg(long)]
     pub all: bool,
     /// Most threads for the scaling studies, 1 to 1024 (default: every hardware thread).
-    #[arg(long, value_name = "N", value_parser = shifr_cli::parse::number_arg::threads)]
+    #[arg(long, value_name = "N", value_parser = shifr_input::number_arg::threads)]
     pub threads: Option<usize>,
     /// Extra backends, each measured in a child process under SHIFR_BACKEND (default: portable).
     #[arg(long, value_name = "NAME,..", value_delimiter = ',')]
@@ -198,7 +198,7 @@ pub struct StudyArgs {
 
 /// `--reps`: 1 ..= 1000.
 fn reps(s: &str) -> Result<usize, String> {
-    shifr_cli::parse::number_arg::whole_in(s, 1, 1000).map(|n| n as usize)
+    shifr_input::number_arg::whole_in(s, 1, 1000).map(|n| n as usize)
 }
 
 /// Parses the process arguments. Help and version requests are printed here; a usage error is

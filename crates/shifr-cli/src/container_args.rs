@@ -1,7 +1,7 @@
 //! Arguments of the container commands (encrypt, decrypt, dump, restore, info, keygen).
 
 use clap::Args;
-use shifr_cli::parse::number_arg;
+use shifr_input::number_arg;
 use std::path::PathBuf;
 
 /// `--max-kdf-memory`: 1 MiB .. 4 GiB, the format's own limit.

@@ -94,7 +94,7 @@ pub fn size_of(file: &mut File) -> Option<u64> {
     }
 }
 
-/// Worker threads: `--threads` (at most [`shifr_cli::parse::number_arg::MAX_THREADS`], checked when
+/// Worker threads: `--threads` (at most [`shifr_input::number_arg::MAX_THREADS`], checked when
 /// parsed), or every core.
 pub fn threads(run: &RunArgs) -> usize {
     run.threads

@@ -28,7 +28,7 @@ impl CpuLimit {
         let Some(pct) = pct else {
             return Ok(None);
         };
-        let min = shifr_cli::parse::number_arg::MIN_CPU_PERCENT;
+        let min = shifr_input::number_arg::MIN_CPU_PERCENT;
         if !(min..=100.0).contains(&pct) {
             bail!("--cpu-limit must be a percentage from {min} to 100, got {pct}");
         }

@@ -10,7 +10,7 @@
 use crate::container_args::KdfLimitArgs;
 use anyhow::{bail, Result};
 use shifr::container::Kdf;
-use shifr_cli::parse::number_arg::human;
+use shifr_input::number_arg::human;
 
 /// The limits in force: memory in bytes and passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

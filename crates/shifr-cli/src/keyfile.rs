@@ -1,14 +1,14 @@
 //! Where the key comes from: a key file (raw bytes, or hex text) or the environment variable
 //! `SHIFR_KEY` (hex). There is deliberately no way to pass a key as an argument, where it would be
 //! visible to other users in the process list and kept in shell history. What a key file may hold is
-//! decided by [`shifr_cli::parse::secret_text::key_from_file`], one rule for every command.
+//! decided by [`shifr_input::secret_text::key_from_file`], one rule for every command.
 //!
 //! Every buffer that holds key bytes or their hex text is zeroized when dropped. Error messages never
 //! quote key material.
 
 use crate::secret_file::{self, FileId};
 use anyhow::{anyhow, bail, Result};
-use shifr_cli::parse::secret_text::{self, HexTextError, KeyTextError, MAX_KEY_FILE_BYTES};
+use shifr_input::secret_text::{self, HexTextError, KeyTextError, MAX_KEY_FILE_BYTES};
 use std::path::Path;
 use zeroize::Zeroizing;
 

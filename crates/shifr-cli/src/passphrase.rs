@@ -4,7 +4,7 @@
 
 use crate::secret_file::{self, FileId};
 use anyhow::{anyhow, bail, Context, Result};
-use shifr_cli::parse::secret_text::{self, MAX_PASSPHRASE_FILE_BYTES};
+use shifr_input::secret_text::{self, MAX_PASSPHRASE_FILE_BYTES};
 use std::path::Path;
 use zeroize::Zeroizing;
 

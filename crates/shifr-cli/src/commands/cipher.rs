@@ -7,7 +7,7 @@ use crate::cli::CipherArgs;
 use crate::keyfile;
 use anyhow::{bail, Context, Result};
 use shifr::catalog::{self, IvSpec, Params};
-use shifr_cli::parse::hex_arg;
+use shifr_input::hex_arg;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 use zeroize::Zeroizing;
