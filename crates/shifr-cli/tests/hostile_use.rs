@@ -882,3 +882,52 @@ fn an_empty_vector_file_is_an_error() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Runs `shifr args` with stdout on a new pseudo-terminal (util-linux `script`, whose own record goes
+/// to a file in `dir`); returns the exit status and everything the terminal showed.
+fn on_a_terminal(dir: &Path, args: &str) -> (bool, String) {
+    let record = dir.join("typescript");
+    let out = Command::new("script")
+        .args(["-q", "-e", "-c"])
+        .arg(format!("{} {args}", env!("CARGO_BIN_EXE_shifr")))
+        .arg(&record)
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux script (bsdutils) runs the command on a pseudo-terminal");
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.success(), shown)
+}
+
+#[test]
+fn binary_output_reaches_a_terminal_only_when_named() {
+    let dir = temp_dir("tty");
+    let key = key_file(&dir);
+    let sealed = dir.join("f.shifr");
+    std::fs::write(&sealed, sealed_with_key(&key, b"plain text\n")).unwrap();
+    let plain = dir.join("plain");
+    std::fs::write(&plain, b"plain text\n").unwrap();
+    let k = s(&key);
+    // Implicit stdout on a terminal: refused for encryption and decryption alike.
+    let (ok, shown) = on_a_terminal(&dir, &format!("encrypt -q --key-file {k} {}", s(&plain)));
+    assert!(
+        !ok && shown.contains("refusing to write encrypted data to a terminal"),
+        "{shown}"
+    );
+    let (ok, shown) = on_a_terminal(&dir, &format!("decrypt -q --key-file {k} {}", s(&sealed)));
+    assert!(
+        !ok && shown.contains("refusing to write decrypted data to a terminal"),
+        "{shown}"
+    );
+    // Named explicitly: written.
+    let (ok, shown) = on_a_terminal(
+        &dir,
+        &format!("decrypt -q --key-file {k} -o - {}", s(&sealed)),
+    );
+    assert!(ok && shown.contains("plain text"), "{shown}");
+    let (ok, shown) = on_a_terminal(&dir, "keygen -o -");
+    assert!(
+        !ok && shown.contains("refusing to print a key on a terminal"),
+        "{shown}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
