@@ -4,10 +4,9 @@
 
 mod support;
 
-use rand::{Rng, RngCore};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use support::shifr;
+use support::{random_bytes, shifr, temp_dir};
 
 const AEADS: [&str; 5] = [
     "aes-256-gcm",
@@ -18,23 +17,6 @@ const AEADS: [&str; 5] = [
 ];
 /// Cheap Argon2id for tests (the header records it).
 const TEST_ARGON2: (&str, &str) = ("SHIFR_TEST_ARGON2", "256,1,1");
-
-fn random_bytes(len: usize) -> Vec<u8> {
-    let mut v = vec![0u8; len];
-    rand::thread_rng().fill_bytes(&mut v);
-    v
-}
-
-/// A fresh empty directory for one test.
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "shifr-enc-{tag}-{}-{:x}",
-        std::process::id(),
-        rand::thread_rng().gen::<u64>()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

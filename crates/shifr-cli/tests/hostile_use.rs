@@ -9,7 +9,6 @@
 
 mod support;
 
-use rand::{Rng, RngCore};
 use std::ffi::CString;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
@@ -17,28 +16,11 @@ use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{one_clean_line, shifr};
+use support::{one_clean_line, random_bytes, shifr, temp_dir};
 
 /// Cheap Argon2id for tests (the header records it).
 const TEST_ARGON2: (&str, &str) = ("SHIFR_TEST_ARGON2", "256,1,1");
 const KEY_HEX: &str = "5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c";
-
-fn random_bytes(len: usize) -> Vec<u8> {
-    let mut v = vec![0u8; len];
-    rand::thread_rng().fill_bytes(&mut v);
-    v
-}
-
-/// A fresh empty directory for one test.
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "hostile-{tag}-{}-{:x}",
-        std::process::id(),
-        rand::thread_rng().gen::<u64>()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -54,6 +36,23 @@ fn key_file(dir: &Path) -> PathBuf {
 /// A container of `plain` sealed with the key file `key`.
 fn sealed_with_key(key: &Path, plain: &[u8]) -> Vec<u8> {
     shifr(&["encrypt", "-q", "--key-file", s(key)], plain, &[]).expect_ok("encrypt")
+}
+
+/// A test directory with a key file and `f.shifr`, the container of `plain` under that key.
+fn fixture(tag: &str, plain: &[u8]) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = temp_dir(tag);
+    let key = key_file(&dir);
+    let sealed = dir.join("f.shifr");
+    std::fs::write(&sealed, sealed_with_key(&key, plain)).unwrap();
+    (dir, key, sealed)
+}
+
+/// `shifr decrypt -q --key-file KEY EXTRA.. -o OUT SEALED`.
+fn decrypt_into(key: &Path, out: &Path, sealed: &Path, extra: &[&str]) -> support::Run {
+    let mut args = vec!["decrypt", "-q", "--key-file", s(key)];
+    args.extend_from_slice(extra);
+    args.extend(["-o", s(out), s(sealed)]);
+    shifr(&args, b"", &[])
 }
 
 /// Checks the failure contract and returns the exit code. The warning that `SHIFR_TEST_ARGON2` prints
@@ -148,11 +147,8 @@ fn run_with_stdin(args: &[&str], stdin: Stdio, limit: Duration) -> Option<suppor
 
 #[test]
 fn a_fifo_output_is_written_into_never_replaced() {
-    let dir = temp_dir("fifo");
-    let key = key_file(&dir);
     let plain = random_bytes(100_000);
-    let sealed = dir.join("f.shifr");
-    std::fs::write(&sealed, sealed_with_key(&key, &plain)).unwrap();
+    let (dir, key, sealed) = fixture("fifo", &plain);
     for force in [false, true] {
         let fifo = dir.join(format!("fifo-{force}"));
         mkfifo(&fifo);
@@ -184,11 +180,8 @@ fn device_nodes_are_never_replaced() {
         );
         return;
     }
-    let dir = temp_dir("nodes");
-    let key = key_file(&dir);
     let plain = random_bytes(100_000);
-    let sealed = dir.join("f.shifr");
-    std::fs::write(&sealed, sealed_with_key(&key, &plain)).unwrap();
+    let (dir, key, sealed) = fixture("nodes", &plain);
 
     // A character node like /dev/null (1, 3), made here: written into, still a node afterwards.
     let nul = dir.join("nul");
@@ -228,21 +221,7 @@ fn device_nodes_are_never_replaced() {
     // A link to the node is followed, not replaced.
     let link = dir.join("link-to-nul");
     std::os::unix::fs::symlink(&nul, &link).unwrap();
-    shifr(
-        &[
-            "decrypt",
-            "-q",
-            "--force",
-            "--key-file",
-            s(&key),
-            "-o",
-            s(&link),
-            s(&sealed),
-        ],
-        b"",
-        &[],
-    )
-    .expect_ok("decrypt through a link to a node");
+    decrypt_into(&key, &link, &sealed, &["--force"]).expect_ok("decrypt through a link to a node");
     assert!(std::fs::symlink_metadata(&link)
         .unwrap()
         .file_type()
@@ -252,20 +231,7 @@ fn device_nodes_are_never_replaced() {
     let blk = dir.join("blk");
     mknod(&blk, libc::S_IFBLK, 7, 250);
     let runs = [
-        shifr(
-            &[
-                "decrypt",
-                "-q",
-                "--force",
-                "--key-file",
-                s(&key),
-                "-o",
-                s(&blk),
-                s(&sealed),
-            ],
-            b"",
-            &[],
-        ),
+        decrypt_into(&key, &blk, &sealed, &["--force"]),
         shifr(
             &[
                 "encrypt",
@@ -305,48 +271,18 @@ fn device_nodes_are_never_replaced() {
 
 #[test]
 fn force_keeps_the_replaced_files_mode_and_refuses_directories() {
-    let dir = temp_dir("mode");
-    let key = key_file(&dir);
-    let sealed = dir.join("f.shifr");
-    std::fs::write(&sealed, sealed_with_key(&key, b"hello")).unwrap();
+    let (dir, key, sealed) = fixture("mode", b"hello");
     let out = dir.join("out");
     std::fs::write(&out, b"old").unwrap();
     std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).unwrap();
-    shifr(
-        &[
-            "decrypt",
-            "-q",
-            "--force",
-            "--key-file",
-            s(&key),
-            "-o",
-            s(&out),
-            s(&sealed),
-        ],
-        b"",
-        &[],
-    )
-    .expect_ok("decrypt --force over a file");
+    decrypt_into(&key, &out, &sealed, &["--force"]).expect_ok("decrypt --force over a file");
     assert_eq!(std::fs::read(&out).unwrap(), b"hello");
     let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o7777;
     assert_eq!(mode, 0o640, "--force changed the mode");
 
     let sub = dir.join("sub");
     std::fs::create_dir(&sub).unwrap();
-    let run = shifr(
-        &[
-            "decrypt",
-            "-q",
-            "--force",
-            "--key-file",
-            s(&key),
-            "-o",
-            s(&sub),
-            s(&sealed),
-        ],
-        b"",
-        &[],
-    );
+    let run = decrypt_into(&key, &sub, &sealed, &["--force"]);
     fails(run, "is a directory");
     assert!(std::fs::metadata(&sub).unwrap().is_dir());
     std::fs::remove_dir_all(dir).unwrap();
@@ -686,43 +622,14 @@ fn keygen_is_atomic_and_writes_to_stdout_with_dash() {
 
 #[test]
 fn force_works_on_the_longest_names() {
-    let dir = temp_dir("long");
-    let key = key_file(&dir);
-    let sealed = dir.join("f.shifr");
-    std::fs::write(&sealed, sealed_with_key(&key, b"long name")).unwrap();
+    let (dir, key, sealed) = fixture("long", b"long name");
     let out = dir.join("n".repeat(250));
     std::fs::write(&out, b"old").unwrap();
-    shifr(
-        &[
-            "decrypt",
-            "-q",
-            "--force",
-            "--key-file",
-            s(&key),
-            "-o",
-            s(&out),
-            s(&sealed),
-        ],
-        b"",
-        &[],
-    )
-    .expect_ok("decrypt --force to a 250-character name");
+    decrypt_into(&key, &out, &sealed, &["--force"])
+        .expect_ok("decrypt --force to a 250-character name");
     assert_eq!(std::fs::read(&out).unwrap(), b"long name");
     let fresh = dir.join("m".repeat(255));
-    shifr(
-        &[
-            "decrypt",
-            "-q",
-            "--key-file",
-            s(&key),
-            "-o",
-            s(&fresh),
-            s(&sealed),
-        ],
-        b"",
-        &[],
-    )
-    .expect_ok("decrypt to a 255-character name");
+    decrypt_into(&key, &fresh, &sealed, &[]).expect_ok("decrypt to a 255-character name");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -900,10 +807,7 @@ fn on_a_terminal(dir: &Path, args: &str) -> (bool, String) {
 
 #[test]
 fn binary_output_reaches_a_terminal_only_when_named() {
-    let dir = temp_dir("tty");
-    let key = key_file(&dir);
-    let sealed = dir.join("f.shifr");
-    std::fs::write(&sealed, sealed_with_key(&key, b"plain text\n")).unwrap();
+    let (dir, key, sealed) = fixture("tty", b"plain text\n");
     let plain = dir.join("plain");
     std::fs::write(&plain, b"plain text\n").unwrap();
     let k = s(&key);

@@ -75,6 +75,20 @@ pub fn temp_path(tag: &str) -> PathBuf {
         .join(format!("shifr-cli-{}-{tag}-{n}", std::process::id()))
 }
 
+/// A fresh empty directory for one test, under the integration-test scratch directory.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let dir = temp_path(tag);
+    std::fs::create_dir_all(&dir).expect("create a test directory");
+    dir
+}
+
+/// `len` random bytes.
+pub fn random_bytes(len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    rand::RngCore::fill_bytes(&mut rand::thread_rng(), &mut v);
+    v
+}
+
 /// Writes `contents` to a fresh temporary file and returns its path.
 pub fn temp_file(tag: &str, contents: &[u8]) -> PathBuf {
     let path = temp_path(tag);
