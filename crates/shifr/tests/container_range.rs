@@ -54,7 +54,12 @@ fn ranges_sealed_apart_concatenate_to_the_whole_file() {
                         &mut |_| {},
                     )
                     .unwrap();
-                assert_eq!(file, expected, "{} len {len} split {split}", algorithm.name());
+                assert_eq!(
+                    file,
+                    expected,
+                    "{} len {len} split {split}",
+                    algorithm.name()
+                );
             }
         }
     }
