@@ -38,5 +38,7 @@ fi
 # maturin's build backend runs the `maturin` command: the environment's bin comes first on PATH.
 export PATH="$venv/bin:$PATH"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation "./python[dask]"
-cd "$root/python"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"
+# From the repository root with the pytest script (not `python -m pytest`, which puts the working
+# directory on sys.path): `import shifr` must find the installed package, not python/shifr.
+cd "$root"
+"$venv/bin/pytest" -q -p no:cacheprovider python/tests "$@"

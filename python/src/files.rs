@@ -133,9 +133,7 @@ pub fn encrypt_file(
                 Failure::container(e, &src.display().to_string(), &dst.display().to_string())
             })?;
         out.commit()?;
-        let digest = reader
-            .hash
-            .map(|h| hex::encode(sha2::Digest::finalize(h)));
+        let digest = reader.hash.map(|h| hex::encode(sha2::Digest::finalize(h)));
         Ok((n, digest))
     })?;
     Ok(out)

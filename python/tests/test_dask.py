@@ -178,4 +178,5 @@ def test_the_command_line_prints_its_throughput(tmp_path, key_file):
          "--key-file", str(tmp_path / "missing.key"), "--workers", "1", "-q"],
         capture_output=True, text=True, timeout=120, check=False,
     )
-    assert run.returncode == 8 and run.stderr.startswith("shifr.dask: error:"), run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert run.returncode == 8 and last.startswith("shifr.dask: error: cannot read key file"), run.stderr

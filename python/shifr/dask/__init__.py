@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import platform
 import socket
@@ -46,14 +47,20 @@ RANGE_BYTES = 16 << 20
 _TAG_LEN = {"magma-mgm": 8}
 
 
-def _client(scheduler: Optional[str] = None, workers: int = 2, threads_per_worker: int = 1):
-    """A client of ``scheduler`` (``tcp://host:port``), or of a new ``LocalCluster``."""
+def _client(scheduler: Optional[str] = None, workers: int = 2, threads_per_worker: int = 1,
+            quiet_logs: bool = False):
+    """A client of ``scheduler`` (``tcp://host:port``), or of a new ``LocalCluster`` (its dashboard
+    on a free port; with ``quiet_logs`` the workers log nothing, errors reach the caller anyway)."""
     from distributed import Client, LocalCluster
 
     if scheduler:
         return Client(scheduler)
     cluster = LocalCluster(
-        n_workers=workers, threads_per_worker=threads_per_worker, processes=True, dashboard_address=None
+        n_workers=workers,
+        threads_per_worker=threads_per_worker,
+        processes=True,
+        dashboard_address=":0",
+        silence_logs=logging.CRITICAL if quiet_logs else logging.WARNING,
     )
     return Client(cluster)
 

@@ -76,7 +76,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     progress = False if args.quiet else None
     client = None
     try:
-        client = sd._client(args.scheduler, workers=args.workers)
+        client = sd._client(args.scheduler, workers=args.workers, quiet_logs=True)
         if args.command == "encrypt-tree":
             s = sd.encrypt_tree(args.src, args.dst, key_file=args.key_file, aead=args.algorithm,
                                 chunk_size=args.chunk_size, split_bytes=args.split_bytes,
