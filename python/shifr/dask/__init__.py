@@ -51,7 +51,12 @@ def _client(scheduler: Optional[str] = None, workers: int = 2, threads_per_worke
             quiet_logs: bool = False):
     """A client of ``scheduler`` (``tcp://host:port``), or of a new ``LocalCluster`` (its dashboard
     on a free port; with ``quiet_logs`` the workers log nothing, errors reach the caller anyway)."""
-    from distributed import Client, LocalCluster
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as e:
+        raise ImportError(
+            "shifr.dask needs dask[distributed]: pip install './python[dask]' (or dask[distributed])"
+        ) from e
 
     if scheduler:
         return Client(scheduler)
