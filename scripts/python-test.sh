@@ -26,7 +26,15 @@ if [ ! -x "$SHIFR_BIN" ]; then
 fi
 
 if [ ! -x "$venv/bin/python" ]; then
-  "$python" -m venv "$venv"
+  if ! "$python" -m venv "$venv"; then
+    # Debian's system Python keeps venv's pip bootstrap in a package of its own.
+    rm -rf "$venv"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
+    $sudo apt-get update -qq || true
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-venv
+    "$python" -m venv "$venv"
+  fi
 fi
 # Skip with a reason only when the package registry cannot be reached (nothing can be installed).
 if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.7,<2" "pytest>=7" "dask[distributed]>=2024.1" "tqdm>=4" "numpy"; then

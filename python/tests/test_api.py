@@ -222,3 +222,16 @@ def test_bench_returns_rows_as_dicts():
     row = rows[0]
     assert row["implementation"] == "shifr" and row["algorithm"] == "chacha20-poly1305"
     assert row["bytes"] == 4096 and row["mb_s"] > 0
+
+
+def test_bench_measures_peers_side_by_side():
+    notes = []
+    rows = shifr.bench("aes-256-gcm", 4096, ["openssl"], seconds=0.01, notes=notes)
+    if not rows or len(rows) == 1:
+        pytest.skip(f"OpenSSL peer not measured here: {notes}")
+    assert [r["implementation"] for r in rows] == ["shifr", "openssl"]
+    assert rows[1]["ratio_vs_shifr"] > 0
+    with pytest.raises(shifr.InvalidParameterError):
+        shifr.bench("rot13", 4096)
+    with pytest.raises(shifr.InvalidParameterError):
+        shifr.bench("aes-256-gcm", "12 parsecs")

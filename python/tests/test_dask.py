@@ -65,12 +65,12 @@ def test_encrypt_tree_splits_reruns_and_decrypts(tmp_path, client, cli, key_file
     leftovers = [n for _, _, names in os.walk(dst) for n in names if n.startswith(".") and "shifr-" in n]
     assert leftovers == []
 
-    # A rerun skips everything; a changed file is encrypted again.
+    # A rerun skips everything; a changed file is encrypted again (with the progress bar drawn).
     assert sd.encrypt_tree(src, dst, **kw)["skipped"] == len(files)
     changed = os.path.join("d1", "sub0", "f4.bin")
     (src / changed).write_bytes(b"new content")
     files[changed] = b"new content"
-    s = sd.encrypt_tree(src, dst, **kw)
+    s = sd.encrypt_tree(src, dst, **dict(kw, progress=True))
     assert s["encrypted"] == 1 and s["skipped"] == len(files) - 1
 
     s = sd.decrypt_tree(dst, back, key_file=key_file, client=client, progress=False)
