@@ -78,6 +78,13 @@ def test_encrypt_tree_splits_reruns_and_decrypts(tmp_path, client, cli, key_file
     for rel, data in files.items():
         assert (back / rel).read_bytes() == data
 
+    # A plaintext that differs from the manifest is reported.
+    manifest = json.loads((dst / sd.MANIFEST).read_text())
+    manifest["files"][0]["sha256"] = "00" * 32
+    (dst / sd.MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(shifr.AuthenticationError):
+        sd.decrypt_tree(dst, tmp_path / "back2", key_file=key_file, client=client, progress=False)
+
 
 @pytest.mark.parametrize("aead", ["chacha20-poly1305", "magma-mgm"])
 def test_split_object_is_byte_identical_to_the_cli(tmp_path, client, cli, key_file, aead):
