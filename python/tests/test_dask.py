@@ -180,6 +180,17 @@ def test_the_command_line_prints_its_throughput(tmp_path, key_file):
     )
     assert run.returncode == 0, run.stderr
     assert "encrypt-tree: 1 files, 10000 bytes in" in run.stdout and "MB/s" in run.stdout
+    (src / "big").write_bytes(pattern(50_000, 4))
+    run = subprocess.run(
+        [sys.executable, "-m", "shifr.dask", "encrypt-object", str(src / "big"), str(tmp_path / "big.shifr"),
+         "--key-file", str(key_file), "--chunk-size", "1024", "--range-bytes", "8192", "--workers", "2", "-q"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("encrypt-object: 50000 bytes in") and "MB/s" in run.stdout
+    shifr.decrypt_file(tmp_path / "big.shifr", tmp_path / "big.out", key_file=key_file)
+    assert (tmp_path / "big.out").read_bytes() == pattern(50_000, 4)
+    assert sorted(os.listdir(tmp_path)) == ["big.out", "big.shifr", "dst", "key.hex", "src"]
     run = subprocess.run(
         [sys.executable, "-m", "shifr.dask", "decrypt-tree", str(tmp_path / "dst"), str(tmp_path / "back"),
          "--key-file", str(tmp_path / "missing.key"), "--workers", "1", "-q"],
