@@ -124,6 +124,24 @@ pub(crate) fn implementation(alg: &AlgInfo) -> &'static str {
     }
 }
 
+/// The keyed AEAD of an AEAD entry (see [`AlgInfo::aead`]); the tag length is already checked.
+pub(crate) fn keyed_aead(alg: &AlgInfo, key: &[u8], tag_len: usize) -> Result<Box<dyn Aead>> {
+    Ok(match alg.engine {
+        Engine::AesGcm => Box::new(AesGcm::new(key, tag_len)?),
+        Engine::ChaCha20Poly1305 => Box::new(ChaCha20Poly1305::new(key)?),
+        Engine::XChaCha20Poly1305 => Box::new(XChaCha20Poly1305::new(key)?),
+        Engine::Block {
+            family: Family::Magma,
+            mode: Mode::Mgm,
+        } => Box::new(Mgm::new(Magma::new(key)?, tag_len)?),
+        Engine::Block {
+            family: Family::Kuznyechik,
+            mode: Mode::Mgm,
+        } => Box::new(Mgm::new(Kuznyechik::new(key)?, tag_len)?),
+        _ => return Err(Error::InvalidParameter("this algorithm is not an AEAD")),
+    })
+}
+
 /// One-shot encryption (see [`AlgInfo::encrypt`]); key, IV and parameter sizes are already checked.
 pub(crate) fn encrypt(
     alg: &AlgInfo,

@@ -218,6 +218,27 @@ impl AlgInfo {
         exec::encrypt(self, key, params, data)
     }
 
+    /// The keyed AEAD of an AEAD entry, to seal and open many messages in place under one key
+    /// without the one-shot calls' copies: the same bytes as [`Self::encrypt`] and [`Self::decrypt`]
+    /// with the same nonce, associated data and tag length. `tag_len` is `None` for the entry's
+    /// default. Errors: not an AEAD, a key or tag length the entry does not accept.
+    pub fn aead(&self, key: &[u8], tag_len: Option<usize>) -> Result<Box<dyn crate::aead::Aead>> {
+        if self.kind != Kind::Aead {
+            return Err(Error::InvalidParameter("this algorithm is not an AEAD"));
+        }
+        if key.len() != self.key_len {
+            return Err(Error::InvalidKeyLength {
+                expected: self.key_len_desc(),
+                got: key.len(),
+            });
+        }
+        let params = Params {
+            tag_len,
+            ..Params::default()
+        };
+        exec::keyed_aead(self, key, self.tag_len(&params, None)?)
+    }
+
     /// Decrypts (or, for a MAC, verifies) `data`.
     ///
     /// For AEADs and MACs the tag is `tag`, or else the last tag-length bytes of `data`; it is

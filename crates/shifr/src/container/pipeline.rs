@@ -135,7 +135,7 @@ impl FileCipher {
     /// and writes ([`super::jobs`]); the output is the same for any thread count.
     pub fn encrypt<R: Read, W: Write>(
         &self,
-        mut input: R,
+        input: R,
         mut output: W,
         threads: usize,
         on_batch: &mut dyn FnMut(u64),
@@ -143,6 +143,30 @@ impl FileCipher {
         output
             .write_all(&self.header.to_bytes())
             .map_err(Error::Output)?;
+        self.encrypt_range(0, true, input, output, threads, on_batch)
+    }
+
+    /// Seals the plaintext of chunks `first_chunk..` that `input` holds and writes them without a
+    /// header: the bytes that [`Self::encrypt`] writes for those chunks of the same plaintext, so
+    /// ranges sealed apart (on other threads, processes or machines, each with a cipher keyed from
+    /// the same [`EncryptParams`] and secret) and concatenated in order after the header are the
+    /// same file. With `last` the range ends the file: its final chunk (possibly empty) is sealed
+    /// as final. Without it `input` must hold whole chunks, none of them final. Returns the
+    /// plaintext bytes read; `on_batch` and `threads` as for [`Self::encrypt`]. Errors:
+    /// [`Error::InvalidParameter`] for a non-final range that is not whole chunks, or one whose
+    /// chunks would pass the format's 2^62 chunk indexes.
+    pub fn encrypt_range<R: Read, W: Write>(
+        &self,
+        first_chunk: u64,
+        last: bool,
+        mut input: R,
+        mut output: W,
+        threads: usize,
+        on_batch: &mut dyn FnMut(u64),
+    ) -> Result<u64> {
+        if first_chunk >= 1 << 62 {
+            return Err(Error::InvalidParameter("chunk index out of range"));
+        }
         let cs = self.chunks.chunk_size();
         let tag_len = self.chunks.tag_len();
         let job_chunks = job_chunks(self.batch_bytes, cs);
@@ -156,13 +180,17 @@ impl FileCipher {
                 Ok(())
             },
             &|job| {
-                let first = job.index * job_chunks as u64;
-                self.chunks
-                    .seal_job(first, &mut job.data[..job.len], job.last, &mut job.tags)
+                let first = first_chunk + job.index * job_chunks as u64;
+                self.chunks.seal_job(
+                    first,
+                    &mut job.data[..job.len],
+                    job.last && last,
+                    &mut job.tags,
+                )
             },
             |job| {
                 // Each chunk's ciphertext and then its tag, in one vectored write per job.
-                let count = self.chunks.chunks_in_plain(job.len, job.last)?;
+                let count = self.chunks.chunks_in_plain(job.len, job.last && last)?;
                 let mut pieces = job.data[..job.len]
                     .chunks(cs)
                     .chain(std::iter::once(&[][..]));
@@ -181,6 +209,12 @@ impl FileCipher {
         )?;
         output.flush().map_err(Error::Output)?;
         Ok(total)
+    }
+
+    /// The chunk cipher of this file: seals and opens single jobs of chunks in place, for callers
+    /// that drive the chunks themselves (a streaming writer or reader).
+    pub fn chunk_cipher(&self) -> &ChunkCipher {
+        &self.chunks
     }
 
     /// Reads the chunks that follow the header from `input`, verifies and decrypts them, and writes
