@@ -44,9 +44,9 @@ impl Failure {
             ContainerError::Truncated { .. } => "TruncatedError",
             ContainerError::ChunkAuthentication(_) => "AuthenticationError",
             ContainerError::Input(_) | ContainerError::Output(_) => "ShifrIOError",
-            ContainerError::InvalidParameter(_) | ContainerError::Crypto(_) => {
-                "InvalidParameterError"
-            }
+            ContainerError::InvalidParameter(_)
+            | ContainerError::KdfMemory(_)
+            | ContainerError::Crypto(_) => "InvalidParameterError",
         };
         let message = match &e {
             ContainerError::Input(io) => format!("reading {input}: {io}"),

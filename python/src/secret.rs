@@ -1,4 +1,4 @@
-//! The secret of a container call: a key file (the CLI's rules: 32 raw bytes or 64 hex digits), 32
+//! The secret of a container call: a key file (the CLI's rule: 64 hex digits, or 32 raw bytes), 32
 //! raw key bytes, or a passphrase (stretched with Argon2id; `SHIFR_TEST_ARGON2=m_kib,t,p` lowers the
 //! parameters for test suites, as for the CLI).
 
@@ -64,26 +64,24 @@ impl OwnedSecret {
     }
 }
 
+/// A key file under the CLI's one rule (`shifr_input::secret_text::key_from_file`): hex digits
+/// (optionally followed by whitespace) are hex, anything else is 32 raw bytes; read up to 4 KiB.
 fn load_key_file(path: &Path) -> Result<OwnedSecret> {
-    let shown = path.display();
-    let bytes = Zeroizing::new(
-        std::fs::read(path).map_err(|e| Failure::io("cannot read key file", path, &e))?,
-    );
-    let text = bytes.trim_ascii();
+    use shifr_input::secret_text::{key_from_file, MAX_KEY_FILE_BYTES};
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).map_err(|e| Failure::io("cannot read key file", path, &e))?;
+    // The whole capacity up front, so that no reallocation leaves a copy of the key behind.
+    let mut bytes = Zeroizing::new(Vec::with_capacity(MAX_KEY_FILE_BYTES + 1));
+    file.take(MAX_KEY_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::io("cannot read key file", path, &e))?;
+    let parsed = key_from_file(&bytes, 32).map_err(|why| {
+        Failure::invalid(format!("invalid key in key file {}: {why}", path.display()))
+    })?;
     let mut key = Zeroizing::new([0u8; 32]);
-    if text.len() == 64 && text.iter().all(u8::is_ascii_graphic) {
-        hex::decode_to_slice(text, &mut key[..])
-            .map_err(|_| Failure::invalid(format!("key file {shown} is not valid hex")))?;
-        return Ok(OwnedSecret::Key(key));
-    }
-    if bytes.len() == 32 {
-        key.copy_from_slice(&bytes);
-        return Ok(OwnedSecret::Key(key));
-    }
-    Err(Failure::invalid(format!(
-        "invalid key length in key file {shown}: {} bytes (expected 32 raw bytes or 64 hex digits)",
-        bytes.len()
-    )))
+    key.copy_from_slice(&parsed);
+    Ok(OwnedSecret::Key(key))
 }
 
 fn parse_argon2(v: &str) -> Result<Kdf> {
