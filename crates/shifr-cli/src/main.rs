@@ -6,6 +6,7 @@
 
 mod cli;
 mod commands;
+mod features;
 mod hexarg;
 mod keyfile;
 mod report;

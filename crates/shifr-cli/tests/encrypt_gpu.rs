@@ -6,6 +6,8 @@
 //! decrypt both with and without --backend gpu, and reject a flipped body byte leaving no output. The
 //! fallbacks print their one-line note: below the threshold, xchacha20-poly1305, an unknown backend.
 
+#![cfg(feature = "gpu")]
+
 mod support;
 
 use rand::RngCore;
