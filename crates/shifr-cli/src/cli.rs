@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 /// shifr: fast, verified symmetric encryption (AES, ChaCha20, 3DES, Magma, Kuznyechik).
 #[derive(Debug, Parser)]
-#[command(name = "shifr", version)]
+#[command(name = "shifr", version = crate::features::version())]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -37,9 +37,11 @@ pub enum Command {
     Info(InfoArgs),
     /// Create a random 32-byte key file (mode 0600) for --key-file.
     Keygen(KeygenArgs),
-    /// Measure throughput, cycles/byte, CPU % and energy of every algorithm, beside OpenSSL and RustCrypto.
+    /// Measure throughput, cycles/byte, CPU % and energy of every algorithm, beside OpenSSL and RustCrypto
+    /// (OpenSSL with the `peers` feature; `--backend gpu` with the `gpu` feature).
     Bench(BenchArgs),
-    /// Reproduce a seed study on this machine: report.md, CSV and PNG charts in --out.
+    /// Reproduce a seed study on this machine: report.md, CSV and PNG charts in --out (`tls` needs the
+    /// `tls` feature).
     Study(StudyArgs),
 }
 
@@ -67,12 +69,9 @@ pub struct BenchArgs {
     /// Measured seconds per row, all implementations together (default 0.12; --quick 0.04).
     #[arg(long, value_name = "S")]
     pub seconds: Option<f64>,
-    /// Peers: openssl,openssl-gost,rustcrypto, or none.
-    #[arg(
-        long,
-        value_name = "LIST",
-        default_value = "openssl,openssl-gost,rustcrypto"
-    )]
+    /// Peers: openssl,openssl-gost,rustcrypto, all (every peer of this build) or none; OpenSSL and
+    /// its GOST engine need the `peers` feature.
+    #[arg(long, value_name = "LIST", default_value = "all")]
     pub peers: String,
     /// Print the rows as a JSON array instead of the table.
     #[arg(long)]

@@ -7,6 +7,7 @@ use crate::progress::Progress;
 use crate::secret_file::FileId;
 use anyhow::{Context, Result};
 use shifr::container::{Error, FileCipher};
+#[cfg(feature = "gpu")]
 use shifr_gpu::{GpuContext, GpuKeystream};
 use std::fs::File;
 use std::io::{Read, Write};
@@ -114,7 +115,8 @@ pub fn name_paths(e: Error, input: &str, output: &str) -> anyhow::Error {
 /// `--backend gpu`: attaches a GPU key-stream source to `cipher` when the input of `size` bytes
 /// (`None`: a pipe, size unknown: the GPU is used, as asked) is at least the GPU threshold and a GPU
 /// works; otherwise leaves the CPU path and prints one line on stderr saying why. Nothing for
-/// `--backend cpu` or none. Error: an unknown backend name.
+/// `--backend cpu` or none. Error: an unknown backend name. A build without the `gpu` feature
+/// says so in that line and stays on the CPU, as a machine without a GPU does.
 pub fn choose_backend(cipher: &mut FileCipher, run: &RunArgs, size: Option<u64>) -> Result<()> {
     match run.backend.as_deref().map(str::trim) {
         None | Some("cpu") => return Ok(()),
@@ -126,6 +128,12 @@ pub fn choose_backend(cipher: &mut FileCipher, run: &RunArgs, size: Option<u64>)
     if cipher.has_keystream_source() {
         return Ok(());
     }
+    attach_gpu(cipher, size)
+}
+
+/// The GPU part of [`choose_backend`].
+#[cfg(feature = "gpu")]
+fn attach_gpu(cipher: &mut FileCipher, size: Option<u64>) -> Result<()> {
     match gpu_source(cipher, size) {
         Ok(source) => {
             eprintln!(
@@ -139,8 +147,16 @@ pub fn choose_backend(cipher: &mut FileCipher, run: &RunArgs, size: Option<u64>)
     Ok(())
 }
 
+/// The GPU part of [`choose_backend`] in a build without one.
+#[cfg(not(feature = "gpu"))]
+fn attach_gpu(_cipher: &mut FileCipher, _size: Option<u64>) -> Result<()> {
+    eprintln!("note: --backend gpu: this shifr was built without the `gpu` feature: CPU path");
+    Ok(())
+}
+
 /// Bytes below which `--backend gpu` stays on the CPU: `SHIFR_GPU_MIN_BYTES`, else
 /// [`shifr_gpu::MIN_GPU_BYTES`].
+#[cfg(feature = "gpu")]
 fn gpu_min_bytes() -> u64 {
     std::env::var("SHIFR_GPU_MIN_BYTES")
         .ok()
@@ -149,6 +165,7 @@ fn gpu_min_bytes() -> u64 {
 }
 
 /// The GPU key-stream source for `cipher`, compiled and tried once; or why not.
+#[cfg(feature = "gpu")]
 fn gpu_source(cipher: &FileCipher, size: Option<u64>) -> std::result::Result<GpuKeystream, String> {
     let min = gpu_min_bytes();
     if let Some(size) = size.filter(|&s| s < min) {

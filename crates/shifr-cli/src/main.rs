@@ -6,6 +6,7 @@
 
 mod cli;
 mod commands;
+mod features;
 mod keyfile;
 mod report;
 // The container commands' helpers.

@@ -91,15 +91,19 @@ pub fn rename_no_replace(
 ) -> io::Result<Result<(), Unsupported>> {
     let from = c_path(from.as_bytes())?;
     let to = c_path(to.as_bytes())?;
+    // Through syscall(2), not libc's renameat2 wrapper, which the musl of the static build lacks;
+    // the kernel call is the same, and an old kernel without it answers ENOSYS.
     // SAFETY: both strings are valid NUL-terminated paths that outlive the call and `dir` is an open
-    // directory descriptor; renameat2 reads the paths and touches no memory of ours.
+    // directory descriptor; renameat2 takes (olddirfd, oldpath, newdirfd, newpath, flags), reads the
+    // paths and touches no memory of ours.
     let rc = unsafe {
-        libc::renameat2(
-            dir.as_raw_fd(),
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::c_long::from(dir.as_raw_fd()),
             from.as_ptr(),
-            dir.as_raw_fd(),
+            libc::c_long::from(dir.as_raw_fd()),
             to.as_ptr(),
-            libc::RENAME_NOREPLACE,
+            libc::RENAME_NOREPLACE as libc::c_long,
         )
     };
     if rc == 0 {

@@ -4,6 +4,8 @@
 //! against the CPU library by the command itself before it is timed, so a wrong kernel fails the
 //! command; no timing is checked.
 
+#![cfg(feature = "gpu")]
+
 #[path = "../../shifr-gpu/tests/support/mod.rs"]
 mod gpu_support;
 mod support;

@@ -1,10 +1,12 @@
 //! `shifr encrypt / decrypt --backend gpu` through the built binary, on whatever GPU or OpenCL device
-//! there is (PoCL's CPU device in CI; without one the GPU tests print `skipped: <reason>` and pass).
+//! there is (PoCL's CPU device in CI, where a missing device fails the test: tests/support of shifr-gpu).
 //! With the threshold lowered (SHIFR_GPU_MIN_BYTES=0) and 1 KiB chunks, the GPU path really runs for
 //! sizes 0, 1, chunk - 1, chunk, chunk + 1 and several chunks: the file must be byte-identical to the
 //! CPU container with the same salt and nonce prefix (re-encrypted here with the library's CPU path),
 //! decrypt both with and without --backend gpu, and reject a flipped body byte leaving no output. The
 //! fallbacks print their one-line note: below the threshold, xchacha20-poly1305, an unknown backend.
+
+#![cfg(feature = "gpu")]
 
 #[path = "../../shifr-gpu/tests/support/mod.rs"]
 mod gpu_support;

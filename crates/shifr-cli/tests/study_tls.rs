@@ -4,6 +4,8 @@
 //! tls.json's schema and the PNG files; no timing is checked. h2load is skipped with a printed
 //! reason where it is not installed (scripts/test.sh installs nghttp2-client where it can).
 
+#![cfg(feature = "tls")]
+
 mod support;
 
 use support::{one_clean_line, shifr, temp_path};

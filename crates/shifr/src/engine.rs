@@ -96,7 +96,7 @@ fn shared_pool(workers: usize) -> Arc<Pool> {
 }
 
 /// The error a panic inside a part becomes (a bug; the job's output is then incomplete).
-const WORKER_PANICKED: Error = Error::InvalidParameter("engine: a part of the job panicked");
+const WORKER_PANICKED: Error = Error::Internal("engine: a part of the job panicked");
 
 impl Engine {
     /// An engine using `threads` threads; 0 means every core (`std::thread::available_parallelism`,

@@ -1,7 +1,10 @@
 //! The library's one error type. Every fallible call returns it; nothing panics on bad input.
 
 /// Errors returned by shifr's primitives, modes and AEADs.
+///
+/// New variants may be added in a minor release: a `match` outside this crate needs a `_` arm.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The key has the wrong number of bytes.
     #[error("invalid key length: {got} bytes (expected {expected})")]
@@ -36,6 +39,10 @@ pub enum Error {
     /// The requested backend is not available on this CPU or for this algorithm.
     #[error("backend '{0}' is not available here")]
     BackendUnavailable(&'static str),
+    /// A fault inside shifr, not in the caller's input: a worker thread of a parallel job panicked
+    /// (a bug). The job's output is incomplete and must not be used.
+    #[error("internal error: {0}")]
+    Internal(&'static str),
 }
 
 /// `Result` with shifr's [`Error`].

@@ -280,7 +280,7 @@ fn portable_and_hardware_backends_agree_on_random_inputs() {
             );
             let mut b = pt.clone();
             let tb = ni.seal(&iv, &aad, &mut b).unwrap();
-            assert_eq!((&a, &ta), (&b, &tb), "{backend:?}");
+            assert_eq!((&a, ta.as_ref()), (&b, tb.as_ref()), "{backend:?}");
             ni.open(&iv, &aad, &mut b, ta.as_ref()).unwrap();
             assert_eq!(b, pt, "{backend:?} open");
         }

@@ -20,8 +20,11 @@ const QUICK_SECONDS: f64 = 0.04;
 const MAX_STREAMS: usize = 1 << 16;
 
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
-    if super::bench_gpu::wanted(args.backend.as_deref()) {
+    if gpu_wanted(args.backend.as_deref()) {
+        #[cfg(feature = "gpu")]
         return super::bench_gpu::run(args);
+        #[cfg(not(feature = "gpu"))]
+        return Err(crate::features::missing("gpu", "--backend gpu"));
     }
     let algs = algorithms(args.alg.as_deref())?;
     let sizes = match &args.size {
@@ -42,7 +45,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     }
     let mut notes: Vec<String> = Vec::new();
     let mut chosen = Vec::new();
-    for p in peers::parse_list(&args.peers).map_err(|e| anyhow!(e))? {
+    for p in peer_list(&args.peers)? {
         match p.available() {
             Ok(()) => chosen.push(p),
             Err(why) => notes.push(format!("{}: {why}", p.name())),
@@ -139,6 +142,27 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Whether the GPU bench was asked for: `--backend gpu`, or `SHIFR_BACKEND=gpu` without `--backend`.
+fn gpu_wanted(backend: Option<&str>) -> bool {
+    match backend {
+        Some(b) => b.eq_ignore_ascii_case("gpu"),
+        None => std::env::var("SHIFR_BACKEND").is_ok_and(|v| v.trim().eq_ignore_ascii_case("gpu")),
+    }
+}
+
+/// The peers named by `--peers`. A peer this build left out is an error naming the feature, not a
+/// silent skip.
+fn peer_list(list: &str) -> Result<Vec<peers::Peer>> {
+    #[cfg(not(feature = "peers"))]
+    if let Some(name) = list.split(',').find(|n| peers::left_out(n).is_some()) {
+        return Err(crate::features::missing(
+            "peers",
+            &format!("--peers {}", name.trim()),
+        ));
+    }
+    peers::parse_list(list).map_err(|e| anyhow!(e))
+}
+
 /// The algorithms named by `--alg`, or every catalogue entry.
 fn algorithms(list: Option<&str>) -> Result<Vec<&'static AlgInfo>> {
     match list {
@@ -200,9 +224,22 @@ mod tests {
     #[test]
     fn every_peer_name_is_accepted() {
         let names: Vec<&str> = Peer::ALL.iter().map(|p| p.name()).collect();
-        assert_eq!(
-            peers::parse_list(&names.join(",")).unwrap(),
-            Peer::ALL.to_vec()
-        );
+        assert_eq!(peer_list(&names.join(",")).unwrap(), Peer::ALL.to_vec());
+        assert_eq!(peer_list("all").unwrap(), Peer::ALL.to_vec());
+        assert!(peer_list("none").unwrap().is_empty());
+        assert!(peer_list("boringssl").is_err());
+    }
+
+    #[cfg(feature = "peers")]
+    #[test]
+    fn the_peers_feature_brings_openssl() {
+        assert_eq!(peer_list("openssl,openssl-gost").unwrap().len(), 2);
+    }
+
+    #[cfg(not(feature = "peers"))]
+    #[test]
+    fn peers_left_out_name_the_feature() {
+        let e = peer_list("rustcrypto,openssl").unwrap_err().to_string();
+        assert!(e.contains("built without the `peers` feature"), "{e}");
     }
 }

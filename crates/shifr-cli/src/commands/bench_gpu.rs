@@ -86,14 +86,6 @@ fn stream_workload(name: &str) -> Option<(StreamCipher, StreamMode)> {
     Some((cipher, mode))
 }
 
-/// Whether the GPU bench was asked for: `--backend gpu`, or `SHIFR_BACKEND=gpu` without `--backend`.
-pub fn wanted(backend: Option<&str>) -> bool {
-    match backend {
-        Some(b) => b.eq_ignore_ascii_case("gpu"),
-        None => std::env::var("SHIFR_BACKEND").is_ok_and(|v| v.trim().eq_ignore_ascii_case("gpu")),
-    }
-}
-
 fn job(name: &str) -> Result<GpuJob> {
     let key = [0x5au8; 32];
     let job = match name {

@@ -1,6 +1,7 @@
 //! One file per subcommand.
 
 mod bench;
+#[cfg(feature = "gpu")]
 mod bench_gpu;
 mod cipher;
 mod kat;
@@ -13,7 +14,9 @@ mod info;
 mod keygen;
 mod restore;
 mod study;
+#[cfg(feature = "gpu")]
 mod study_gpu;
+#[cfg(feature = "tls")]
 mod study_tls;
 
 use crate::cli::Command;

@@ -9,7 +9,10 @@ use std::process::ExitCode;
 
 pub fn run(args: &StudyArgs) -> Result<ExitCode> {
     if args.name == "tls" {
+        #[cfg(feature = "tls")]
         return super::study_tls::run(args);
+        #[cfg(not(feature = "tls"))]
+        return Err(crate::features::missing("tls", "study tls"));
     }
     let Some(which) = Study::from_name(&args.name) else {
         let mut names: Vec<&str> = vec!["tls"];
@@ -44,6 +47,11 @@ pub fn run(args: &StudyArgs) -> Result<ExitCode> {
     if gpu && which != Study::GostStreams {
         bail!("--backend gpu: only the gost-streams study has a GPU part");
     }
+    // Refused before the CPU part runs, not after it.
+    #[cfg(not(feature = "gpu"))]
+    if gpu {
+        return Err(crate::features::missing("gpu", "--backend gpu"));
+    }
     let cpu_backends: Vec<&String> = args
         .backend
         .iter()
@@ -72,6 +80,7 @@ pub fn run(args: &StudyArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let outcome = study::run(which, &cfg)?;
+    #[cfg(feature = "gpu")]
     if gpu {
         super::study_gpu::run(&args.out, cfg.scale)?;
     }

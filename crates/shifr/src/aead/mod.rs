@@ -15,7 +15,11 @@ mod mgm_keystream;
 use crate::Result;
 
 /// An authentication tag of up to 16 bytes.
-#[derive(Clone, Copy, PartialEq, Eq)]
+///
+/// It has no `==`: a tag is compared only with [`Tag::ct_eq`], in time that does not depend on
+/// where the bytes differ (an early-exit comparison of a computed tag with a received one tells an
+/// attacker how many leading bytes of a forgery were right). [`AsRef<[u8]>`](AsRef) gives the bytes.
+#[derive(Clone, Copy)]
 pub struct Tag {
     bytes: [u8; 16],
     len: usize,
@@ -33,6 +37,21 @@ impl Tag {
             bytes,
             len: t.len(),
         })
+    }
+
+    /// Whether this tag equals `other`, compared in constant time: the time depends only on the two
+    /// lengths (different lengths are unequal at once; lengths are public).
+    ///
+    /// ```
+    /// use shifr::aead::Tag;
+    /// let tag = Tag::from_slice(&[1, 2, 3, 4]).unwrap();
+    /// assert!(tag.ct_eq([1, 2, 3, 4]));
+    /// assert!(!tag.ct_eq([1, 2, 3, 5]));
+    /// assert!(!tag.ct_eq([1, 2, 3]));
+    /// assert!(tag.ct_eq(tag));
+    /// ```
+    pub fn ct_eq(&self, other: impl AsRef<[u8]>) -> bool {
+        crate::util::ct_eq(self.as_ref(), other.as_ref())
     }
 }
 
