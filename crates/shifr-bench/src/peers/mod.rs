@@ -1,13 +1,18 @@
 //! The implementations shifr is measured against, in the same process and interleaved with it:
 //! OpenSSL's libcrypto (through the `openssl` crate), OpenSSL's GOST engine for Magma, Kuznyechik
-//! and GOST 28147-89, and the RustCrypto crates.
+//! and GOST 28147-89, AWS-LC (through `aws-lc-rs`, Cargo feature `peer-aws-lc`), `ring` (Cargo
+//! feature `peer-ring`) and the RustCrypto crates.
 //!
 //! Peers measure encryption only (and MAC computation); a peer that does not offer an algorithm, or
 //! is not installed, is reported with the reason and never stops the run.
 
+#[cfg(feature = "peer-aws-lc")]
+mod aws_lc;
 mod evp;
 mod openssl;
 mod openssl_gost;
+#[cfg(feature = "peer-ring")]
+mod ring_peer;
 mod rustcrypto;
 
 use crate::workload::{Direction, Op, Sequential, Workload};
@@ -20,19 +25,37 @@ pub enum Peer {
     OpenSsl,
     /// OpenSSL with the GOST engine (libengine-gost-openssl).
     OpenSslGost,
+    /// AWS-LC through `aws-lc-rs` (AES-GCM, ChaCha20-Poly1305, AES ECB/CBC/CFB/CTR).
+    #[cfg(feature = "peer-aws-lc")]
+    AwsLc,
+    /// `ring` (AES-128/256-GCM, ChaCha20-Poly1305).
+    #[cfg(feature = "peer-ring")]
+    Ring,
     /// The RustCrypto crates.
     RustCrypto,
 }
 
 impl Peer {
     /// Every peer, in report order.
-    pub const ALL: &'static [Peer] = &[Peer::OpenSsl, Peer::OpenSslGost, Peer::RustCrypto];
+    pub const ALL: &'static [Peer] = &[
+        Peer::OpenSsl,
+        Peer::OpenSslGost,
+        #[cfg(feature = "peer-aws-lc")]
+        Peer::AwsLc,
+        #[cfg(feature = "peer-ring")]
+        Peer::Ring,
+        Peer::RustCrypto,
+    ];
 
     /// The name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Peer::OpenSsl => "openssl",
             Peer::OpenSslGost => "openssl-gost",
+            #[cfg(feature = "peer-aws-lc")]
+            Peer::AwsLc => "aws-lc",
+            #[cfg(feature = "peer-ring")]
+            Peer::Ring => "ring",
             Peer::RustCrypto => "rustcrypto",
         }
     }
@@ -46,10 +69,15 @@ impl Peer {
     }
 
     /// Whether the peer is meant for this algorithm at all (the GOST engine only for the GOST
-    /// ciphers); a peer that is meant for it but lacks it gets a note instead.
+    /// ciphers, AWS-LC and ring only for what they offer); a peer that is meant for it but lacks it
+    /// gets a note instead.
     pub fn applies(self, alg: &shifr::catalog::AlgInfo) -> bool {
         match self {
             Peer::OpenSslGost => openssl_gost::is_gost(alg),
+            #[cfg(feature = "peer-aws-lc")]
+            Peer::AwsLc => aws_lc::offers(alg),
+            #[cfg(feature = "peer-ring")]
+            Peer::Ring => ring_peer::offers(alg),
             Peer::OpenSsl | Peer::RustCrypto => true,
         }
     }
@@ -58,6 +86,10 @@ impl Peer {
     pub fn available(self) -> Result<(), String> {
         match self {
             Peer::OpenSsl | Peer::RustCrypto => Ok(()),
+            #[cfg(feature = "peer-aws-lc")]
+            Peer::AwsLc => Ok(()),
+            #[cfg(feature = "peer-ring")]
+            Peer::Ring => Ok(()),
             Peer::OpenSslGost => openssl_gost::engine().map(|_| ()),
         }
     }
@@ -73,6 +105,10 @@ impl Peer {
             match self {
                 Peer::OpenSsl => openssl::op(w.alg, stream),
                 Peer::OpenSslGost => openssl_gost::op(w.alg, stream),
+                #[cfg(feature = "peer-aws-lc")]
+                Peer::AwsLc => aws_lc::op(w.alg, stream),
+                #[cfg(feature = "peer-ring")]
+                Peer::Ring => ring_peer::op(w.alg, stream),
                 Peer::RustCrypto => rustcrypto::op(w.alg, stream),
             }
             .map_err(BenchError::Unsupported)
@@ -83,6 +119,15 @@ impl Peer {
         let ops = (0..w.streams).map(one).collect::<Result<Vec<_>, _>>()?;
         Ok(Box::new(Sequential::new(ops, w.alg.block_size.max(1))))
     }
+}
+
+/// The names of every peer this build has, comma-separated.
+pub fn names() -> String {
+    Peer::ALL
+        .iter()
+        .map(|p| p.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Parses `openssl,rustcrypto` / `none` / `all`.
@@ -97,10 +142,7 @@ pub fn parse_list(list: &str) -> Result<Vec<Peer>, String> {
     let mut peers = Vec::new();
     for name in list.split(',') {
         let p = Peer::from_name(name).ok_or_else(|| {
-            format!(
-                "unknown peer '{}' (openssl, openssl-gost, rustcrypto, none)",
-                name.trim()
-            )
+            format!("unknown peer '{}' ({}, all, none)", name.trim(), names())
         })?;
         if !peers.contains(&p) {
             peers.push(p);
@@ -122,5 +164,91 @@ mod tests {
             vec![Peer::RustCrypto, Peer::OpenSsl]
         );
         assert!(parse_list("boringssl").is_err());
+    }
+}
+
+/// Differential checks: each of these peers' first message equals shifr's catalogue call with the
+/// same key, IV / nonce and AAD (ciphertext and tag), so a peer row is known to do the real work.
+#[cfg(all(test, any(feature = "peer-aws-lc", feature = "peer-ring")))]
+mod differential {
+    use crate::workload::{bench_aad, bench_iv, bench_key, Workload};
+    use shifr::catalog::{self, AlgInfo, Kind, Params};
+
+    /// shifr's one-shot encryption of `input` with stream 0's key and IV: (ciphertext, tag).
+    fn shifr_output(alg: &AlgInfo, input: &[u8]) -> (Vec<u8>, Vec<u8>) {
+        let key = bench_key(alg.key_len, 0);
+        let iv = bench_iv(alg.iv.default_len(), 0);
+        let aad = bench_aad();
+        let params = Params {
+            iv: &iv,
+            aad: if alg.kind == Kind::Aead { &aad } else { &[] },
+            nopad: true,
+            ..Params::default()
+        };
+        let out = alg.encrypt(&key, &params, input.to_vec()).unwrap();
+        (out.data, out.tag)
+    }
+
+    fn input(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 11 + 7) as u8).collect()
+    }
+
+    const AEADS: [&str; 3] = ["aes-128-gcm", "aes-256-gcm", "chacha20-poly1305"];
+
+    #[cfg(feature = "peer-aws-lc")]
+    #[test]
+    fn aws_lc_equals_shifr() {
+        let mut checked = 0;
+        for alg in catalog::all() {
+            if !super::aws_lc::offers(alg) {
+                continue;
+            }
+            for len in [16usize, 64, 1040] {
+                let input = input(len);
+                let (data, tag) = shifr_output(alg, &input);
+                let mut ours = input.clone();
+                if alg.kind == Kind::Aead {
+                    let seal = super::aws_lc::Seal::new(alg, 0).unwrap();
+                    let got = seal.seal(&mut ours).unwrap();
+                    assert_eq!(got.as_ref(), &tag[..], "{} tag at {len}", alg.name);
+                } else {
+                    let mut op = super::Peer::AwsLc.op(&Workload::new(alg, len)).unwrap();
+                    op.run(&mut ours).unwrap();
+                }
+                assert_eq!(ours, data, "{} at {len} bytes", alg.name);
+                checked += 1;
+            }
+        }
+        for name in AEADS.iter().chain(&["aes-128-ctr", "aes-256-ecb", "aes-192-cbc"]) {
+            assert!(super::aws_lc::offers(catalog::lookup(name).unwrap()), "{name}");
+        }
+        assert!(checked >= 3 * 12, "{checked} cases");
+    }
+
+    #[cfg(feature = "peer-ring")]
+    #[test]
+    fn ring_equals_shifr() {
+        for name in AEADS {
+            let alg = catalog::lookup(name).unwrap();
+            assert!(super::ring_peer::offers(alg));
+            for len in [16usize, 64, 1040] {
+                let input = input(len);
+                let (data, tag) = shifr_output(alg, &input);
+                let mut ours = input.clone();
+                let seal = super::ring_peer::Seal::new(alg, 0).unwrap();
+                let got = seal.seal(&mut ours).unwrap();
+                assert_eq!(ours, data, "{name} at {len} bytes");
+                assert_eq!(got.as_ref(), &tag[..], "{name} tag at {len}");
+                // The op the runner measures does the same work.
+                let mut via_op = input.clone();
+                super::Peer::Ring
+                    .op(&Workload::new(alg, len))
+                    .unwrap()
+                    .run(&mut via_op)
+                    .unwrap();
+                assert_eq!(via_op, data, "{name} op at {len} bytes");
+            }
+        }
+        assert!(!super::ring_peer::offers(catalog::lookup("aes-128-ctr").unwrap()));
     }
 }
