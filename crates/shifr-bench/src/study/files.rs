@@ -147,7 +147,7 @@ pub fn measure(cfg: &Config) -> Result<Vec<Row>, StudyError> {
 /// Runs the study and writes the report.
 pub fn run(cfg: &Config) -> Result<StudyOutcome, StudyError> {
     let rows = measure(cfg)?;
-    let verdicts = verdicts(&rows);
+    let verdicts = super::verdict::judged(verdicts(&rows));
     write_report(cfg, &rows, &verdicts)
 }
 

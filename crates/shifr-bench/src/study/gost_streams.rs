@@ -172,7 +172,7 @@ pub fn run(cfg: &Config) -> Result<StudyOutcome, StudyError> {
         }
     }
     progress.finish();
-    let verdicts = verdicts(&rows);
+    let verdicts = super::verdict::judged(verdicts(&rows));
     write_report(cfg, &rows, &verdicts)
 }
 

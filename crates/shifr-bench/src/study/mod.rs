@@ -198,6 +198,7 @@ pub struct Outcome {
 /// Runs a study and writes its report.
 pub fn run(study: Study, cfg: &Config) -> Result<Outcome, StudyError> {
     create_dir(&cfg.out)?;
+    measure::reset_busy();
     match study {
         Study::TlsTable => tls_table::run(cfg),
         Study::Files => files::run(cfg),

@@ -143,7 +143,7 @@ pub fn run(cfg: &Config) -> Result<StudyOutcome, StudyError> {
         None => measure(cfg, Half::Software)?,
     };
     progress.finish();
-    let verdicts = verdicts(&hardware, &software);
+    let verdicts = super::verdict::judged(verdicts(&hardware, &software));
     write_report(cfg, &hardware, &software, &verdicts)
 }
 
