@@ -126,7 +126,8 @@ impl Encrypt {
         let (cipher, mode) =
             cipher_algorithm(alg.name).ok_or_else(|| format!("aws-lc-rs has no {}", alg.name))?;
         let refused = |_| format!("aws-lc-rs refused the {} key", alg.name);
-        let key = UnboundCipherKey::new(cipher, &bench_key(alg.key_len, stream)).map_err(refused)?;
+        let key =
+            UnboundCipherKey::new(cipher, &bench_key(alg.key_len, stream)).map_err(refused)?;
         let key = match mode {
             Mode::Ecb => EncryptingKey::ecb(key),
             Mode::Cbc => EncryptingKey::cbc(key),

@@ -141,9 +141,8 @@ pub fn parse_list(list: &str) -> Result<Vec<Peer>, String> {
     }
     let mut peers = Vec::new();
     for name in list.split(',') {
-        let p = Peer::from_name(name).ok_or_else(|| {
-            format!("unknown peer '{}' ({}, all, none)", name.trim(), names())
-        })?;
+        let p = Peer::from_name(name)
+            .ok_or_else(|| format!("unknown peer '{}' ({}, all, none)", name.trim(), names()))?;
         if !peers.contains(&p) {
             peers.push(p);
         }
@@ -219,8 +218,14 @@ mod differential {
                 checked += 1;
             }
         }
-        for name in AEADS.iter().chain(&["aes-128-ctr", "aes-256-ecb", "aes-192-cbc"]) {
-            assert!(super::aws_lc::offers(catalog::lookup(name).unwrap()), "{name}");
+        for name in AEADS
+            .iter()
+            .chain(&["aes-128-ctr", "aes-256-ecb", "aes-192-cbc"])
+        {
+            assert!(
+                super::aws_lc::offers(catalog::lookup(name).unwrap()),
+                "{name}"
+            );
         }
         assert!(checked >= 3 * 12, "{checked} cases");
     }
@@ -249,6 +254,8 @@ mod differential {
                 assert_eq!(via_op, data, "{name} op at {len} bytes");
             }
         }
-        assert!(!super::ring_peer::offers(catalog::lookup("aes-128-ctr").unwrap()));
+        assert!(!super::ring_peer::offers(
+            catalog::lookup("aes-128-ctr").unwrap()
+        ));
     }
 }

@@ -41,7 +41,13 @@ impl Seal {
             .map_err(|_| format!("ring refused the {} key", alg.name))?;
         let nonce = bench_iv(alg.iv.default_len(), stream)
             .try_into()
-            .map_err(|_| format!("{}: ring takes {}-byte nonces only", alg.name, aead::NONCE_LEN))?;
+            .map_err(|_| {
+                format!(
+                    "{}: ring takes {}-byte nonces only",
+                    alg.name,
+                    aead::NONCE_LEN
+                )
+            })?;
         Ok(Seal {
             key: LessSafeKey::new(key),
             nonce,

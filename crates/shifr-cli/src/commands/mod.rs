@@ -5,6 +5,7 @@ mod bench_gpu;
 mod cipher;
 mod kat;
 mod list;
+mod report;
 // The container commands.
 mod decrypt;
 mod dump;
@@ -35,5 +36,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Keygen(args) => exit_status::finish(keygen::run(&args)),
         Command::Bench(args) => bench::run(&args),
         Command::Study(args) => study::run(&args),
+        Command::Report(cmd) => report::run(&cmd),
     }
 }
