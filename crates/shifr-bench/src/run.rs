@@ -116,12 +116,10 @@ pub struct Row {
     /// (`"no-aes"`: shifr with the CPU's AES instructions left unused).
     #[serde(default)]
     pub scenario: Option<String>,
-    /// Bytes of key schedule and tables one keyed instance holds (shifr rows, where known).
+    /// Bytes of key schedule and per-key tables one keyed instance holds (shifr rows; see
+    /// [`crate::workload::state_bytes`]).
     #[serde(default)]
     pub state_bytes: Option<usize>,
-    /// Peak resident memory of a process running only this algorithm, KiB (`shifr list --memory`).
-    #[serde(default)]
-    pub peak_rss_kib: Option<u64>,
     /// The machine's name in merged reports (`shifr bench --machine`, else the host name).
     #[serde(default)]
     pub machine: Option<String>,
@@ -213,7 +211,13 @@ impl Runner {
                 Err(e) => notes.push(format!("{}: {e}", peer.name())),
             }
         }
-        let rows = self.measure_contenders(w, &mut contenders)?;
+        let mut rows = self.measure_contenders(w, &mut contenders)?;
+        if let Some(r) = rows.first_mut() {
+            r.state_bytes = crate::workload::state_bytes(w.alg, w.backend)
+                .or_else(|_| crate::workload::state_bytes(w.alg, None))
+                .ok()
+                .map(|(bytes, _)| bytes);
+        }
         Ok(Measured { rows, notes })
     }
 
@@ -322,7 +326,6 @@ impl Runner {
             contended: contended(share, summary.min, summary.median, summary.max),
             scenario: None,
             state_bytes: None,
-            peak_rss_kib: None,
             machine: None,
             cpu: None,
             cpu_backends: None,

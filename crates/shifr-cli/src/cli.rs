@@ -19,7 +19,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List every algorithm with its key, IV and tag sizes and the backend that would run it.
-    List,
+    List(ListArgs),
     /// Run known-answer tests from vector files (format: shared/vectors/README.md).
     Kat(KatArgs),
     /// Encrypt or decrypt stdin to stdout (raw bytes, no container).
@@ -45,6 +45,19 @@ pub enum Command {
     /// Combine results from several machines into one report.
     #[command(subcommand)]
     Report(ReportCommand),
+}
+
+/// Arguments of `shifr list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Instead, per algorithm and backend the bytes of key schedule and per-key tables a keyed
+    /// instance holds, and the peak resident memory of a short `shifr bench` run of each algorithm
+    /// alone (one child process per algorithm).
+    #[arg(long)]
+    pub memory: bool,
+    /// With --memory: only these algorithms, comma-separated.
+    #[arg(long = "alg", value_name = "A,B,..", requires = "memory")]
+    pub alg: Option<String>,
 }
 
 /// `shifr report ...`.

@@ -132,7 +132,6 @@ pub(crate) mod tests {
             contended: false,
             scenario: None,
             state_bytes: None,
-            peak_rss_kib: None,
             machine: None,
             cpu: None,
             cpu_backends: None,

@@ -285,10 +285,17 @@ fn write_report(
                 format!("{:.2}", p.mb_s),
                 format!("{:.2}", p.mb_s_per_thread),
                 num(p.mb_s_per_watt, 2, "-"),
+                "-".into(),
             ]
         })
         .collect();
+    let kuz_ecb = shifr::catalog::lookup("kuznyechik-ecb").ok();
     for r in rows.iter().filter(|r| r.cipher == "kuznyechik") {
+        // Key schedule and per-key tables one keyed instance holds on the backend that ran.
+        let key_state = kuz_ecb
+            .zip(shifr::cpu::Backend::from_name(&r.implementation))
+            .and_then(|(alg, b)| crate::workload::state_bytes(alg, Some(b)).ok())
+            .map_or("-".to_string(), |(bytes, _)| bytes.to_string());
         table.push(vec![
             format!("**this machine** ({}, {})", r.implementation, r.run),
             r.threads.to_string(),
@@ -296,6 +303,7 @@ fn write_report(
             format!("{:.2}", r.mb_s),
             format!("{:.2}", r.mb_s_per_thread),
             num(r.mb_s_per_watt(), 2, "no RAPL"),
+            key_state,
         ]);
     }
     md.table(
@@ -306,8 +314,15 @@ fn write_report(
             "MB/s",
             "MB/s per thread",
             "MB/s per W",
+            "key state (B)",
         ],
         &table,
+    );
+    md.para(
+        "key state: bytes of round keys and per-key tables one keyed Kuznyechik instance holds on \
+         that backend (from the library; tables shared by every instance not counted; the seed gives \
+         no memory figures). `shifr list --memory` lists it for every algorithm and backend, with \
+         the peak RSS of a run of each algorithm alone.",
     );
 
     md.heading(2, "What it costs your application");

@@ -24,7 +24,7 @@ use std::process::ExitCode;
 /// Runs a parsed command; the exit code on success, an error (reported by `main`) otherwise.
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
-        Command::List => list::run(),
+        Command::List(args) => list::run(&args),
         Command::Kat(args) => kat::run(&args),
         Command::Cipher(args) => cipher::run(&args),
         // The container commands report their own errors, with distinct exit codes.
