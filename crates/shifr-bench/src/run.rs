@@ -448,15 +448,15 @@ impl Contender {
     fn timed(&mut self, messages: usize) -> Result<(f64, f64), BenchError> {
         let start = Instant::now();
         if let [only] = &mut self.workers[..] {
-            if self.threads == 1 {
-                let busy = only.run(messages)?;
-                return Ok((start.elapsed().as_secs_f64(), busy));
-            }
-            // One op that spreads each message over threads of its own: count the process.
-            let before = process_cpu_seconds();
-            only.run(messages)?;
-            let busy = process_cpu_seconds() - before;
-            return Ok((start.elapsed().as_secs_f64(), busy));
+            let busy = if self.threads == 1 {
+                only.run(messages)?
+            } else {
+                // One op that spreads each message over threads of its own: count the process.
+                let before = process_cpu_seconds();
+                only.run(messages)?;
+                process_cpu_seconds() - before
+            };
+            Ok((start.elapsed().as_secs_f64(), busy))
         } else {
             std::thread::scope(|s| {
                 let handles: Vec<_> = self
