@@ -8,8 +8,9 @@
 //!
 //! Busy machines: a case whose process was on a CPU less than [`crate::run::MIN_CPU_SHARE`] of the
 //! wall time (per working thread), or whose runs spread wider than [`crate::run::MAX_SPREAD`], is
-//! measured once more; if it is still contended, it is counted in this thread's [`Busy`] record,
-//! which the studies read ([`busy`]) to withhold their verdicts.
+//! measured once more; if its CPU share is still too low, it is counted in this thread's [`Busy`]
+//! record, which the studies read ([`busy`]) to withhold their verdicts. (A wide spread alone, on
+//! a machine that gave the process its cores, is not taken for a busy machine.)
 
 use std::cell::Cell;
 use std::sync::Barrier;
@@ -47,7 +48,8 @@ pub struct Sample {
     /// Share of the wall time the working threads were on a CPU, 0..1 (process CPU time over wall
     /// time and the cores the threads can use).
     pub cpu_share: f64,
-    /// Still contended after a second measurement (see the module notes).
+    /// Contended (low CPU share or wide spread; see the module notes), after a second measurement
+    /// where the first was.
     pub contended: bool,
 }
 
@@ -178,7 +180,7 @@ fn measure_runs(
     } else {
         first
     };
-    if sample.contended {
+    if sample.cpu_share < crate::run::MIN_CPU_SHARE {
         note_contended(sample.cpu_share);
     } else {
         note_clean();
