@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates the "Results on the development machine" table of docs/BENCHMARKS.md (issue 3): builds
-# the release binary, runs the default `shifr bench` (every algorithm, every default size, peers
-# interleaved) and replaces the text between the bench-table markers with the run's conditions and
-# its table. Extra arguments go to `shifr bench` (e.g. `--quick` for a trial run).
+# Regenerates the "Current figures" section of docs/BENCHMARKS.md: builds the release binary, runs
+# `shifr bench --full` (the answer, then every algorithm at every default size, peers interleaved) and
+# replaces the text between the bench-table markers with the run's conditions and its output. Extra
+# arguments go to `shifr bench` (e.g. `--quick` for a trial run). Run it on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +19,7 @@ table="$(mktemp)"
 trap 'rm -f "$table" "$table.new"' EXIT
 load_before="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 start=$(date +%s)
-target/release/shifr bench "$@" >"$table" 2>&1
+target/release/shifr bench --full "$@" >"$table" 2>&1
 seconds=$(($(date +%s) - start))
 load_after="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 cpu="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //' || echo unknown)"
@@ -30,9 +30,7 @@ cpu="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^
   echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC') by \`scripts/bench-table.sh${*:+ $*}\` (release build of commit"
   echo "$(git rev-parse --short HEAD)$(git diff --quiet || echo ', with uncommitted changes'); machine: $cpu, $(nproc) hardware threads)."
   echo "The run took $seconds s of wall time. Load average (1, 5, 15 min) before: $load_before; after: $load_after."
-  echo "With a load average above the thread count, other processes took CPU time from the samples:"
-  echo "the CPU% column shows how much of a core each row got, the absolute MB/s are then low and noisy,"
-  echo "and the interleaved SHIFR/PEER ratios are the numbers to read."
+  echo "Rows marked busy were contended (see \"Busy machines\"); a run with any is to be repeated idle."
   echo
   echo '```'
   cat "$table"

@@ -11,10 +11,11 @@ install_missing() {
   # System packages: OpenSSL's command-line tool and its GOST engine (differential tests); PoCL
   # (OpenCL on the CPU: the GPU kernels of crates/shifr-gpu) and the OpenCL ICD loader that opens it
   # (libOpenCL.so.1: without it no OpenCL platform exists and every GPU test would have nothing to
-  # run on); nghttp2-client (h2load, the external
-  # HTTP/2 client of `shifr study tls`); the cross linkers with their target libc and qemu-user (cross
-  # tests, scripts/cross-test.sh). One name a line.
+  # run on); nghttp2-client (h2load, the external HTTP/2 client of `shifr study tls`); cmake
+  # (aws-lc-sys builds AWS-LC, the `aws-lc` peer of `shifr bench`); the cross linkers with their
+  # target libc and qemu-user (cross tests, scripts/cross-test.sh). One name a line.
   local packages=(
+    cmake
     openssl
     libengine-gost-openssl
     libssl-dev

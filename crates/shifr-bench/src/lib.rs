@@ -27,6 +27,7 @@ pub mod rusage;
 pub mod sizes;
 pub mod stats;
 pub mod study;
+pub mod summary;
 pub mod timer;
 pub mod workload;
 

@@ -6,11 +6,17 @@
 //! samples are taken round by round, A B C, B C A, C A B, ..., so that a burst of noise from the rest
 //! of the machine hits every contender alike and the ratio between them holds. The reported MB/s is
 //! the median sample (10^6 bytes per second), with the minimum and maximum.
+//!
+//! Busy machines: every sample also records the CPU time of the threads that did the work (thread
+//! CPU clocks, which stand still while a thread waits for a core). A row whose threads were on a CPU
+//! less than [`MIN_CPU_SHARE`] of the wall time, or whose samples spread wider than [`MAX_SPREAD`]
+//! of the median, was contended: the whole row set is sampled once more, and rows still contended
+//! are marked ([`Row::contended`]) so that reports say their figures are not to be judged.
 
 use crate::buffers::BufferPool;
 use crate::energy::{joules_per_gb, EnergyMeter};
 use crate::peers::Peer;
-use crate::rusage::{cpu_percent, process_cpu_seconds};
+use crate::rusage::{cpu_percent, process_cpu_seconds, thread_cpu_seconds};
 use crate::stats::Summary;
 use crate::timer::{CoreClock, CycleCounter};
 use crate::workload::{shifr_engine_op, shifr_op, Op, Workload};
@@ -27,10 +33,28 @@ pub struct Config {
     pub samples: usize,
     /// Peers measured beside shifr.
     pub peers: Vec<Peer>,
+    /// Sample the workload once more when a row was contended (see [`contended`]).
+    pub resample: bool,
 }
 
 /// The fewest samples a median is taken over.
 pub const MIN_SAMPLES: usize = 3;
+
+/// Below this share of wall time on a CPU, the measuring threads were kept waiting by other work.
+pub const MIN_CPU_SHARE: f64 = 0.90;
+
+/// Above this spread of the samples ((max - min) / median), the row was disturbed.
+pub const MAX_SPREAD: f64 = 0.5;
+
+/// Whether a row with this CPU share (0..1) and these sample speeds was contended.
+pub fn contended(cpu_share: f64, mb_s_min: f64, mb_s: f64, mb_s_max: f64) -> bool {
+    let spread = if mb_s > 0.0 {
+        (mb_s_max - mb_s_min) / mb_s
+    } else {
+        f64::INFINITY
+    };
+    cpu_share < MIN_CPU_SHARE || spread > MAX_SPREAD
+}
 
 impl Default for Config {
     fn default() -> Config {
@@ -38,6 +62,7 @@ impl Default for Config {
             seconds: 0.15,
             samples: 5,
             peers: Peer::ALL.to_vec(),
+            resample: true,
         }
     }
 }
@@ -79,6 +104,35 @@ pub struct Row {
     pub energy_note: Option<String>,
     /// shifr's MB/s over this implementation's (peers only): above 1, shifr is faster.
     pub ratio_vs_shifr: Option<f64>,
+    /// Percent of the wall time the working threads spent on a CPU (thread CPU clocks; 100 on an
+    /// idle machine).
+    #[serde(default = "full_share")]
+    pub cpu_share: f64,
+    /// The row stayed contended after a re-sample: CPU share below 90 % or a wide spread. Its
+    /// figures say more about the other work on the machine than about the cipher.
+    #[serde(default)]
+    pub contended: bool,
+    /// What the row stands for when it is not a plain measurement of this machine's best setup
+    /// (`"no-aes"`: shifr with the CPU's AES instructions left unused).
+    #[serde(default)]
+    pub scenario: Option<String>,
+    /// Bytes of key schedule and per-key tables one keyed instance holds (shifr rows; see
+    /// [`crate::workload::state_bytes`]).
+    #[serde(default)]
+    pub state_bytes: Option<usize>,
+    /// The machine's name in merged reports (`shifr bench --machine`, else the host name).
+    #[serde(default)]
+    pub machine: Option<String>,
+    /// The processor model.
+    #[serde(default)]
+    pub cpu: Option<String>,
+    /// The shifr backends this processor supports, comma-separated.
+    #[serde(default)]
+    pub cpu_backends: Option<String>,
+}
+
+fn full_share() -> f64 {
+    100.0
 }
 
 /// The rows of one workload and the notes on what could not be measured.
@@ -157,7 +211,13 @@ impl Runner {
                 Err(e) => notes.push(format!("{}: {e}", peer.name())),
             }
         }
-        let rows = self.measure_contenders(w, &mut contenders)?;
+        let mut rows = self.measure_contenders(w, &mut contenders)?;
+        if let Some(r) = rows.first_mut() {
+            r.state_bytes = crate::workload::state_bytes(w.alg, w.backend)
+                .or_else(|_| crate::workload::state_bytes(w.alg, None))
+                .ok()
+                .map(|(bytes, _)| bytes);
+        }
         Ok(Measured { rows, notes })
     }
 
@@ -190,16 +250,26 @@ impl Runner {
             let affordable = (self.config.seconds / (per_message * n as f64)) as usize;
             samples = samples.min(affordable.max(MIN_SAMPLES));
         }
-        for round in 0..samples {
-            for i in 0..n {
-                let c = &mut contenders[(round + i) % n];
-                c.sample(self.cycles.as_ref().ok(), self.energy.as_ref().ok())?;
+        let attempts = if self.config.resample { 2 } else { 1 };
+        let mut rows: Vec<Row> = Vec::new();
+        for attempt in 0..attempts {
+            for c in contenders.iter_mut() {
+                c.samples.clear();
+            }
+            for round in 0..samples {
+                for i in 0..n {
+                    let c = &mut contenders[(round + i) % n];
+                    c.sample(self.cycles.as_ref().ok(), self.energy.as_ref().ok())?;
+                }
+            }
+            rows = contenders
+                .iter()
+                .map(|c| self.row(w, c))
+                .collect::<Result<_, _>>()?;
+            if !rows.iter().any(|r| r.contended) || attempt + 1 == attempts {
+                break;
             }
         }
-        let mut rows: Vec<Row> = contenders
-            .iter()
-            .map(|c| self.row(w, c))
-            .collect::<Result<_, _>>()?;
         let reference = rows.first().map(|r| r.mb_s).unwrap_or(0.0);
         for r in rows.iter_mut().skip(1) {
             r.ratio_vs_shifr = (r.mb_s > 0.0).then(|| reference / r.mb_s);
@@ -230,6 +300,15 @@ impl Runner {
         };
         let wall: f64 = c.samples.iter().map(|s| s.seconds).sum();
         let cpu: f64 = c.samples.iter().map(|s| s.cpu_seconds).sum();
+        let busy: f64 = c.samples.iter().map(|s| s.busy_seconds).sum();
+        let share = busy / (wall * c.cores() as f64).max(1e-12);
+        // shifr's engine rows split a message over threads only from a size up, so their CPU
+        // share says nothing about other work; their spread still does.
+        let judged_share = if c.workers.len() == 1 && c.threads > 1 {
+            1.0
+        } else {
+            share
+        };
         let bytes: f64 = c.samples.iter().map(|s| s.bytes).sum();
         let joules: Option<f64> = c.samples.iter().map(|s| s.joules).sum();
         Ok(Row {
@@ -250,6 +329,13 @@ impl Runner {
             joules_per_gb: joules.map(|j| joules_per_gb(j, bytes)),
             energy_note: self.energy.as_ref().err().cloned(),
             ratio_vs_shifr: None,
+            cpu_share: 100.0 * share,
+            contended: contended(judged_share, summary.min, summary.median, summary.max),
+            scenario: None,
+            state_bytes: None,
+            machine: None,
+            cpu: None,
+            cpu_backends: None,
         })
     }
 }
@@ -259,6 +345,8 @@ struct Sample {
     seconds: f64,
     bytes: f64,
     cpu_seconds: f64,
+    /// CPU seconds of the threads that did the work.
+    busy_seconds: f64,
     cycles: Option<f64>,
     joules: Option<f64>,
 }
@@ -270,11 +358,13 @@ struct Worker {
 }
 
 impl Worker {
-    fn run(&mut self, messages: usize) -> Result<(), BenchError> {
+    /// Runs `messages` messages; returns the CPU seconds this thread spent on them.
+    fn run(&mut self, messages: usize) -> Result<f64, BenchError> {
+        let before = thread_cpu_seconds();
         for _ in 0..messages {
             self.op.run(self.pool.next_buffer())?;
         }
-        Ok(())
+        Ok(thread_cpu_seconds() - before)
     }
 }
 
@@ -354,11 +444,26 @@ impl Contender {
         }
     }
 
-    /// Runs `messages` messages on every worker (threads in parallel) and returns the wall seconds.
-    fn timed(&mut self, messages: usize) -> Result<f64, BenchError> {
+    /// The cores the working threads can occupy at once.
+    fn cores(&self) -> usize {
+        let hw = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.threads.clamp(1, hw)
+    }
+
+    /// Runs `messages` messages on every worker (threads in parallel); returns the wall seconds and
+    /// the CPU seconds of the working threads.
+    fn timed(&mut self, messages: usize) -> Result<(f64, f64), BenchError> {
         let start = Instant::now();
         if let [only] = &mut self.workers[..] {
-            only.run(messages)?;
+            let busy = if self.threads == 1 {
+                only.run(messages)?
+            } else {
+                // One op that spreads each message over threads of its own: count the process.
+                let before = process_cpu_seconds();
+                only.run(messages)?;
+                process_cpu_seconds() - before
+            };
+            Ok((start.elapsed().as_secs_f64(), busy))
         } else {
             std::thread::scope(|s| {
                 let handles: Vec<_> = self
@@ -373,10 +478,10 @@ impl Contender {
                             Err(BenchError::Invalid("a worker panicked".into()))
                         })
                     })
-                    .collect::<Result<Vec<()>, _>>()
-            })?;
+                    .collect::<Result<Vec<f64>, _>>()
+            })
+            .map(|busy| (start.elapsed().as_secs_f64(), busy.iter().sum()))
         }
-        Ok(start.elapsed().as_secs_f64())
     }
 
     /// Warm-up and calibration: doubles the message count until one batch takes a sample's time;
@@ -385,7 +490,7 @@ impl Contender {
         let mut messages = 1usize;
         let mut spent = 0.0;
         loop {
-            let t = self.timed(messages)?;
+            let (t, _) = self.timed(messages)?;
             spent += t;
             let per_message = t / messages as f64;
             if t >= per_sample / 2.0 || spent >= per_sample * 2.0 || messages >= 1 << 26 {
@@ -405,7 +510,7 @@ impl Contender {
         let cycles_before = counter.filter(|_| single).and_then(|c| c.read().ok());
         let energy_before = energy.map(|e| e.read());
         let cpu_before = process_cpu_seconds();
-        let seconds = self.timed(self.messages)?;
+        let (seconds, busy_seconds) = self.timed(self.messages)?;
         let cpu_seconds = process_cpu_seconds() - cpu_before;
         let cycles = match (counter, cycles_before) {
             (Some(c), Some(b)) => c.read().ok().map(|a| a.saturating_sub(b) as f64),
@@ -419,6 +524,7 @@ impl Contender {
             seconds: seconds.max(1e-9),
             bytes: (self.messages * self.bytes) as f64,
             cpu_seconds,
+            busy_seconds,
             cycles,
             joules,
         });

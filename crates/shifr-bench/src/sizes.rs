@@ -1,7 +1,8 @@
 //! Message sizes on the command line: `16`, `64`, `8K`, `1M` (K = 1024, M = 1024^2).
 
-/// The default sizes: 16 B, 64 B, 256 B, 1 KiB, 8 KiB, 16 KiB, 1 MiB.
-pub const DEFAULT: &[usize] = &[16, 64, 256, 1024, 8192, 16384, 1 << 20];
+/// The default sizes, those the summary answers from ([`crate::summary::sizes`]): 64 B (short
+/// messages), 1 KiB and 16 KiB (TLS records), 1 MiB (bulk files).
+pub const DEFAULT: &[usize] = &[64, 1024, 16384, 1 << 20];
 
 /// The `--quick` sizes: a small and a large message.
 pub const QUICK: &[usize] = &[64, 16384];

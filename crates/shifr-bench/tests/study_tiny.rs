@@ -32,7 +32,7 @@ fn check(study: Study, csv_name: &str, header: &str, pngs: &[&str]) {
     assert!(!outcome.verdicts.is_empty());
     for v in &outcome.verdicts {
         assert!(report.contains(&v.claim), "verdict missing: {}", v.claim);
-        assert!(report.contains(v.outcome.words()));
+        assert!(report.contains(&v.outcome.words()));
     }
     let csv = std::fs::read_to_string(out.join(csv_name)).unwrap();
     assert_eq!(csv.lines().next(), Some(header));

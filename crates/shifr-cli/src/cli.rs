@@ -19,7 +19,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List every algorithm with its key, IV and tag sizes and the backend that would run it.
-    List,
+    List(ListArgs),
     /// Run known-answer tests from vector files (format: shared/vectors/README.md).
     Kat(KatArgs),
     /// Encrypt or decrypt stdin to stdout (raw bytes, no container).
@@ -37,24 +37,72 @@ pub enum Command {
     Info(InfoArgs),
     /// Create a random 32-byte key file (mode 0600) for --key-file.
     Keygen(KeygenArgs),
-    /// Measure throughput, cycles/byte, CPU % and energy of every algorithm, beside OpenSSL and RustCrypto
-    /// (OpenSSL with the `peers` feature; `--backend gpu` with the `gpu` feature).
+    /// Which AEAD to use on this machine, from throughput, cycles/byte, CPU % and energy of every
+    /// algorithm measured beside OpenSSL, AWS-LC, ring and RustCrypto (the C peers with the `peers`
+    /// feature; `--backend gpu` with the `gpu` feature).
     Bench(BenchArgs),
     /// Reproduce a seed study on this machine: report.md, CSV and PNG charts in --out (`tls` needs the
     /// `tls` feature).
     Study(StudyArgs),
+    /// Combine results from several machines into one report.
+    #[command(subcommand)]
+    Report(ReportCommand),
+}
+
+/// Arguments of `shifr list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Instead, per algorithm and backend the bytes of key schedule and per-key tables a keyed
+    /// instance holds, and the peak resident memory of a short `shifr bench` run of each algorithm
+    /// alone (one child process per algorithm).
+    #[arg(long)]
+    pub memory: bool,
+    /// With --memory: only these algorithms, comma-separated.
+    #[arg(long = "alg", value_name = "A,B,..", requires = "memory")]
+    pub alg: Option<String>,
+}
+
+/// `shifr report ...`.
+#[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// Merge `shifr bench --json` files from several machines into one report (Markdown, CSV,
+    /// charts): one row per machine, CPU model and backends named.
+    Merge(MergeArgs),
+}
+
+/// Arguments of `shifr report merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// `shifr bench --json` output files, one or more per machine.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Directory for report.md, merged.csv and the charts (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// Arguments of `shifr bench` (method: docs/BENCHMARKS.md).
 #[derive(Debug, Args)]
+#[command(after_help = "\
+By default shifr bench prints a short answer: for TLS records, bulk files, 64-byte messages, \
+GOST-compliant AEAD and a CPU without AES instructions, the fastest AEAD on this machine with \
+shifr's and the best peer's MB/s. --full adds the table of every row; --json and --csv always \
+carry every row.")]
 pub struct BenchArgs {
     /// A short run (< 30 s): fewer sizes, shorter samples.
     #[arg(long)]
     pub quick: bool,
+    /// Print the full table of every measured row after the summary.
+    #[arg(long)]
+    pub full: bool,
+    /// A name for this machine in the JSON and CSV rows (for `shifr report merge`; default: the
+    /// host name).
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
     /// Algorithms to measure, comma-separated (default: every algorithm in `shifr list`).
     #[arg(long = "alg", value_name = "A,B,..")]
     pub alg: Option<String>,
-    /// Message sizes, comma-separated, with optional K/M suffix (default: 16,64,256,1K,8K,16K,1M).
+    /// Message sizes, comma-separated, with optional K/M suffix (default: 64,1K,16K,1M).
     #[arg(long, value_name = "N,..")]
     pub size: Option<String>,
     /// Thread counts, comma-separated: each message is split over that many threads.
@@ -66,11 +114,11 @@ pub struct BenchArgs {
     /// Backend to run shifr on (portable, sse2, aesni, avx2, ...); algorithms without it use their best.
     #[arg(long, value_name = "NAME")]
     pub backend: Option<String>,
-    /// Measured seconds per row, all implementations together (default 0.12; --quick 0.04).
+    /// Measured seconds per row, all implementations together (default 0.06; --quick 0.03).
     #[arg(long, value_name = "S")]
     pub seconds: Option<f64>,
-    /// Peers: openssl,openssl-gost,rustcrypto, all (every peer of this build) or none; OpenSSL and
-    /// its GOST engine need the `peers` feature.
+    /// Peers, comma-separated: openssl, openssl-gost, aws-lc, ring, rustcrypto (those this build
+    /// has: the C libraries need the `peers` feature), all, or none.
     #[arg(long, value_name = "LIST", default_value = "all")]
     pub peers: String,
     /// Print the rows as a JSON array instead of the table.

@@ -1,5 +1,6 @@
 //! `shifr bench` end to end on a tiny configuration: JSON schema, one row per requested algorithm,
-//! CSV and charts written, bad options refused. No timing thresholds.
+//! AWS-LC and ring rows, the summary, CSV and charts written, `shifr report merge`, bad options
+//! refused. No timing thresholds.
 
 mod support;
 
@@ -137,13 +138,16 @@ fn table_output_and_forced_portable_backend() {
             "portable",
             "--peers",
             "none",
+            "--full",
         ],
         b"",
         &[],
     )
     .expect_ok("shifr bench --backend portable");
     let text = String::from_utf8(out).unwrap();
-    assert!(text.starts_with("ALGORITHM"), "{text}");
+    // No AEAD of the summary measured: no summary, the table first (a busy note may precede it).
+    assert!(!text.contains("On this machine"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("ALGORITHM")), "{text}");
     assert!(
         text.contains("aes-256-ctr") && text.contains("portable"),
         "{text}"
@@ -179,4 +183,175 @@ fn bad_options_are_one_line_errors() {
         assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
         assert!(run.stderr.contains("SHIFR_GPU=bogus"), "{}", run.stderr);
     }
+}
+
+#[test]
+fn json_has_aws_lc_and_ring_rows_for_the_tls_aeads() {
+    let algs = ["aes-128-gcm", "aes-256-gcm", "chacha20-poly1305"];
+    let out = shifr(
+        &[
+            "bench",
+            "--json",
+            "--seconds",
+            "0.002",
+            "--size",
+            "1K",
+            "--alg",
+            &algs.join(","),
+        ],
+        b"",
+        &[],
+    )
+    .expect_ok("shifr bench --json");
+    let rows = rows(&out);
+    for alg in algs {
+        for peer in ["aws-lc", "ring"] {
+            let found = rows
+                .iter()
+                .filter(|r| r["algorithm"] == alg && r["implementation"] == peer)
+                .count();
+            assert_eq!(found, 1, "{alg}: one {peer} row");
+        }
+    }
+    for r in &rows {
+        assert!(
+            r["cpu_share"].is_number() && r["contended"].is_boolean(),
+            "{r}"
+        );
+        assert!(r["machine"].is_string() && r["cpu"].is_string(), "{r}");
+        if r["implementation"] == "shifr" {
+            assert!(r["state_bytes"].as_u64().is_some_and(|b| b >= 32), "{r}");
+        }
+    }
+}
+
+#[test]
+fn default_output_is_the_summary_and_full_adds_the_table() {
+    let args = [
+        "bench",
+        "--seconds",
+        "0.002",
+        "--size",
+        "64,16K",
+        "--alg",
+        "aes-128-gcm,chacha20-poly1305,kuznyechik-mgm",
+        "--peers",
+        "ring",
+    ];
+    let text = String::from_utf8(shifr(&args, b"", &[]).expect_ok("shifr bench")).unwrap();
+    assert!(text.starts_with("On this machine"), "{text}");
+    for label in [
+        "TLS records of 16 KiB",
+        "64-byte messages",
+        "GOST-compliant AEAD",
+        "a CPU without AES instructions",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("{label}: {text}"));
+        assert!(!line.contains("not measured"), "{line}");
+    }
+    // 1 KiB and 1 MiB were not asked for: said so, not guessed.
+    let line = text.lines().find(|l| l.starts_with("bulk files")).unwrap();
+    assert!(line.contains("not measured"), "{line}");
+    assert!(
+        !text.contains("ALGORITHM"),
+        "no table without --full: {text}"
+    );
+    assert!(text.contains("--full"), "{text}");
+    let mut full = args.to_vec();
+    full.push("--full");
+    let text = String::from_utf8(shifr(&full, b"", &[]).expect_ok("shifr bench --full")).unwrap();
+    assert!(
+        text.starts_with("On this machine") && text.contains("ALGORITHM"),
+        "{text}"
+    );
+    assert!(
+        text.contains("no-aes"),
+        "the software-AES row is in the table: {text}"
+    );
+}
+
+#[test]
+fn report_merge_combines_two_machines() {
+    let dir = support::temp_path("merge");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for (machine, backend) in [("fast-box", None), ("portable-box", Some("portable"))] {
+        let env: Vec<(&str, &str)> = backend.map(|b| ("SHIFR_BACKEND", b)).into_iter().collect();
+        let out = shifr(
+            &[
+                "bench",
+                "--json",
+                "--seconds",
+                "0.002",
+                "--size",
+                "16K",
+                "--alg",
+                "aes-128-gcm,chacha20-poly1305",
+                "--peers",
+                "ring",
+                "--machine",
+                machine,
+            ],
+            b"",
+            &env,
+        )
+        .expect_ok("shifr bench --json --machine");
+        let path = dir.join(format!("{machine}.json"));
+        std::fs::write(&path, out).unwrap();
+        files.push(path);
+    }
+    let report = dir.join("report");
+    let mut args = vec!["report", "merge"];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    args.extend(["--out", report.to_str().unwrap()]);
+    let out = String::from_utf8(shifr(&args, b"", &[]).expect_ok("shifr report merge")).unwrap();
+    assert!(
+        out.contains("fast-box") && out.contains("portable-box"),
+        "{out}"
+    );
+    let md = std::fs::read_to_string(report.join("report.md")).unwrap();
+    let lines: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| fast-box") || l.starts_with("| portable-box"))
+        .collect();
+    // One line per machine in the comparison and one in the answers.
+    assert_eq!(lines.len(), 4, "{md}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("| portable-box") && l.contains("(portable)")),
+        "{md}"
+    );
+    let csv = std::fs::read_to_string(report.join("machines.csv")).unwrap();
+    assert!(csv.starts_with("machine,cpu,cpu_backends,algorithm,"));
+    assert_eq!(
+        csv.lines()
+            .filter(|l| l.starts_with("portable-box,"))
+            .count(),
+        5
+    );
+    let merged = std::fs::read_to_string(report.join("merged.csv")).unwrap();
+    assert!(merged.contains("fast-box") && merged.contains("portable-box"));
+    let png = std::fs::read(report.join("machines.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    // Not bench JSON: one line, non-zero exit.
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{}").unwrap();
+    let run = shifr(
+        &[
+            "report",
+            "merge",
+            bad.to_str().unwrap(),
+            "--out",
+            report.to_str().unwrap(),
+        ],
+        b"",
+        &[],
+    );
+    assert!(!run.ok());
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,20 +1,26 @@
 //! The implementations shifr is measured against, in the same process and interleaved with it:
 //! OpenSSL's libcrypto (through the `openssl` crate), OpenSSL's GOST engine for Magma, Kuznyechik
-//! and GOST 28147-89, and the RustCrypto crates.
+//! and GOST 28147-89, AWS-LC (through `aws-lc-rs`, Cargo feature `peer-aws-lc`), `ring` (Cargo
+//! feature `peer-ring`) and the RustCrypto crates.
 //!
 //! Peers measure encryption only (and MAC computation); a peer that does not offer an algorithm, or
 //! is not installed, is reported with the reason and never stops the run.
 //!
 //! The peers in C libraries are Cargo features of this crate (`peer-openssl`: OpenSSL and its GOST
-//! engine); a build without one has no variant for it, and [`parse_list`] names the missing feature
-//! when it is asked for ([`left_out`]). The RustCrypto peer is pure Rust and always present.
+//! engine; `peer-aws-lc`; `peer-ring`); a build without one has no variant for it, and [`parse_list`]
+//! names the missing feature when it is asked for ([`left_out`]). The RustCrypto peer is pure Rust and
+//! always present.
 
+#[cfg(feature = "peer-aws-lc")]
+mod aws_lc;
 #[cfg(feature = "peer-openssl")]
 mod evp;
 #[cfg(feature = "peer-openssl")]
 mod openssl;
 #[cfg(feature = "peer-openssl")]
 mod openssl_gost;
+#[cfg(feature = "peer-ring")]
+mod ring_peer;
 mod rustcrypto;
 
 use crate::workload::{Direction, Op, Sequential, Workload};
@@ -29,6 +35,12 @@ pub enum Peer {
     /// OpenSSL with the GOST engine (libengine-gost-openssl).
     #[cfg(feature = "peer-openssl")]
     OpenSslGost,
+    /// AWS-LC through `aws-lc-rs` (AES-GCM, ChaCha20-Poly1305, AES ECB/CBC/CFB/CTR).
+    #[cfg(feature = "peer-aws-lc")]
+    AwsLc,
+    /// `ring` (AES-128/256-GCM, ChaCha20-Poly1305).
+    #[cfg(feature = "peer-ring")]
+    Ring,
     /// The RustCrypto crates.
     RustCrypto,
 }
@@ -40,6 +52,10 @@ impl Peer {
         Peer::OpenSsl,
         #[cfg(feature = "peer-openssl")]
         Peer::OpenSslGost,
+        #[cfg(feature = "peer-aws-lc")]
+        Peer::AwsLc,
+        #[cfg(feature = "peer-ring")]
+        Peer::Ring,
         Peer::RustCrypto,
     ];
 
@@ -50,6 +66,10 @@ impl Peer {
             Peer::OpenSsl => "openssl",
             #[cfg(feature = "peer-openssl")]
             Peer::OpenSslGost => "openssl-gost",
+            #[cfg(feature = "peer-aws-lc")]
+            Peer::AwsLc => "aws-lc",
+            #[cfg(feature = "peer-ring")]
+            Peer::Ring => "ring",
             Peer::RustCrypto => "rustcrypto",
         }
     }
@@ -63,11 +83,17 @@ impl Peer {
     }
 
     /// Whether the peer is meant for this algorithm at all (the GOST engine only for the GOST
-    /// ciphers); a peer that is meant for it but lacks it gets a note instead.
-    pub fn applies(self, _alg: &shifr::catalog::AlgInfo) -> bool {
+    /// ciphers, AWS-LC and ring only for what they offer); a peer that is meant for it but lacks it
+    /// gets a note instead.
+    #[allow(unused_variables)] // `alg` is unused in a build with no C peer
+    pub fn applies(self, alg: &shifr::catalog::AlgInfo) -> bool {
         match self {
             #[cfg(feature = "peer-openssl")]
-            Peer::OpenSslGost => openssl_gost::is_gost(_alg),
+            Peer::OpenSslGost => openssl_gost::is_gost(alg),
+            #[cfg(feature = "peer-aws-lc")]
+            Peer::AwsLc => aws_lc::offers(alg),
+            #[cfg(feature = "peer-ring")]
+            Peer::Ring => ring_peer::offers(alg),
             #[cfg(feature = "peer-openssl")]
             Peer::OpenSsl => true,
             Peer::RustCrypto => true,
@@ -78,9 +104,13 @@ impl Peer {
     pub fn available(self) -> Result<(), String> {
         match self {
             #[cfg(feature = "peer-openssl")]
-            Peer::OpenSslGost => openssl_gost::engine().map(|_| ()),
-            #[cfg(feature = "peer-openssl")]
             Peer::OpenSsl => Ok(()),
+            #[cfg(feature = "peer-openssl")]
+            Peer::OpenSslGost => openssl_gost::engine().map(|_| ()),
+            #[cfg(feature = "peer-aws-lc")]
+            Peer::AwsLc => Ok(()),
+            #[cfg(feature = "peer-ring")]
+            Peer::Ring => Ok(()),
             Peer::RustCrypto => Ok(()),
         }
     }
@@ -98,6 +128,10 @@ impl Peer {
                 Peer::OpenSsl => openssl::op(w.alg, stream),
                 #[cfg(feature = "peer-openssl")]
                 Peer::OpenSslGost => openssl_gost::op(w.alg, stream),
+                #[cfg(feature = "peer-aws-lc")]
+                Peer::AwsLc => aws_lc::op(w.alg, stream),
+                #[cfg(feature = "peer-ring")]
+                Peer::Ring => ring_peer::op(w.alg, stream),
                 Peer::RustCrypto => rustcrypto::op(w.alg, stream),
             }
             .map_err(BenchError::Unsupported)
@@ -110,12 +144,25 @@ impl Peer {
     }
 }
 
+/// The names of every peer this build has, comma-separated.
+pub fn names() -> String {
+    Peer::ALL
+        .iter()
+        .map(|p| p.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The peers this build leaves out: each name with the Cargo feature of this crate that adds it.
 const LEFT_OUT: &[(&str, &str)] = &[
     #[cfg(not(feature = "peer-openssl"))]
     ("openssl", "peer-openssl"),
     #[cfg(not(feature = "peer-openssl"))]
     ("openssl-gost", "peer-openssl"),
+    #[cfg(not(feature = "peer-aws-lc"))]
+    ("aws-lc", "peer-aws-lc"),
+    #[cfg(not(feature = "peer-ring"))]
+    ("ring", "peer-ring"),
 ];
 
 /// The Cargo feature (of this crate) a peer name needs when this build leaves that peer out;
@@ -144,14 +191,8 @@ pub fn parse_list(list: &str) -> Result<Vec<Peer>, String> {
                 name.trim()
             ));
         }
-        let p = Peer::from_name(name).ok_or_else(|| {
-            let known: Vec<&str> = Peer::ALL.iter().map(|p| p.name()).collect();
-            format!(
-                "unknown peer '{}' ({}, all, none)",
-                name.trim(),
-                known.join(", ")
-            )
-        })?;
+        let p = Peer::from_name(name)
+            .ok_or_else(|| format!("unknown peer '{}' ({}, all, none)", name.trim(), names()))?;
         if !peers.contains(&p) {
             peers.push(p);
         }
@@ -191,11 +232,104 @@ mod tests {
     #[cfg(not(feature = "peer-openssl"))]
     #[test]
     fn openssl_peers_are_left_out_with_their_feature() {
-        assert_eq!(Peer::ALL, &[Peer::RustCrypto]);
         for name in ["openssl", "OpenSSL-GOST"] {
             assert_eq!(left_out(name), Some("peer-openssl"));
             let e = parse_list(&format!("rustcrypto,{name}")).unwrap_err();
             assert!(e.contains("`peer-openssl`"), "{e}");
         }
+    }
+}
+
+/// Differential checks: each of these peers' first message equals shifr's catalogue call with the
+/// same key, IV / nonce and AAD (ciphertext and tag), so a peer row is known to do the real work.
+#[cfg(all(test, any(feature = "peer-aws-lc", feature = "peer-ring")))]
+mod differential {
+    use crate::workload::{bench_aad, bench_iv, bench_key, Workload};
+    use shifr::catalog::{self, AlgInfo, Kind, Params};
+
+    /// shifr's one-shot encryption of `input` with stream 0's key and IV: (ciphertext, tag).
+    fn shifr_output(alg: &AlgInfo, input: &[u8]) -> (Vec<u8>, Vec<u8>) {
+        let key = bench_key(alg.key_len, 0);
+        let iv = bench_iv(alg.iv.default_len(), 0);
+        let aad = bench_aad();
+        let params = Params {
+            iv: &iv,
+            aad: if alg.kind == Kind::Aead { &aad } else { &[] },
+            nopad: true,
+            ..Params::default()
+        };
+        let out = alg.encrypt(&key, &params, input.to_vec()).unwrap();
+        (out.data, out.tag)
+    }
+
+    fn input(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 11 + 7) as u8).collect()
+    }
+
+    const AEADS: [&str; 3] = ["aes-128-gcm", "aes-256-gcm", "chacha20-poly1305"];
+
+    #[cfg(feature = "peer-aws-lc")]
+    #[test]
+    fn aws_lc_equals_shifr() {
+        let mut checked = 0;
+        for alg in catalog::all() {
+            if !super::aws_lc::offers(alg) {
+                continue;
+            }
+            for len in [16usize, 64, 1040] {
+                let input = input(len);
+                let (data, tag) = shifr_output(alg, &input);
+                let mut ours = input.clone();
+                if alg.kind == Kind::Aead {
+                    let seal = super::aws_lc::Seal::new(alg, 0).unwrap();
+                    let got = seal.seal(&mut ours).unwrap();
+                    assert_eq!(got.as_ref(), &tag[..], "{} tag at {len}", alg.name);
+                } else {
+                    let mut op = super::Peer::AwsLc.op(&Workload::new(alg, len)).unwrap();
+                    op.run(&mut ours).unwrap();
+                }
+                assert_eq!(ours, data, "{} at {len} bytes", alg.name);
+                checked += 1;
+            }
+        }
+        for name in AEADS
+            .iter()
+            .chain(&["aes-128-ctr", "aes-256-ecb", "aes-192-cbc"])
+        {
+            assert!(
+                super::aws_lc::offers(catalog::lookup(name).unwrap()),
+                "{name}"
+            );
+        }
+        assert!(checked >= 3 * 12, "{checked} cases");
+    }
+
+    #[cfg(feature = "peer-ring")]
+    #[test]
+    fn ring_equals_shifr() {
+        for name in AEADS {
+            let alg = catalog::lookup(name).unwrap();
+            assert!(super::ring_peer::offers(alg));
+            for len in [16usize, 64, 1040] {
+                let input = input(len);
+                let (data, tag) = shifr_output(alg, &input);
+                let mut ours = input.clone();
+                let seal = super::ring_peer::Seal::new(alg, 0).unwrap();
+                let got = seal.seal(&mut ours).unwrap();
+                assert_eq!(ours, data, "{name} at {len} bytes");
+                assert_eq!(got.as_ref(), &tag[..], "{name} tag at {len}");
+                // The op the runner measures does the same work.
+                let mut via_op = input.clone();
+                super::Peer::Ring
+                    .op(&Workload::new(alg, len))
+                    .unwrap()
+                    .run(&mut via_op)
+                    .unwrap();
+                assert_eq!(via_op, data, "{name} op at {len} bytes");
+            }
+        }
+        assert!(!super::ring_peer::offers(
+            catalog::lookup("aes-128-ctr").unwrap()
+        ));
     }
 }

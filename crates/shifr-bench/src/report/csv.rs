@@ -21,6 +21,13 @@ pub const HEADER: &[&str] = &[
     "joules_per_gb",
     "energy_note",
     "ratio_vs_shifr",
+    "cpu_share",
+    "contended",
+    "scenario",
+    "state_bytes",
+    "machine",
+    "cpu",
+    "cpu_backends",
 ];
 
 /// Quotes a field when it holds a comma, quote or line break (RFC 4180).
@@ -59,6 +66,13 @@ pub fn render(rows: &[Row]) -> String {
             opt(r.joules_per_gb),
             field(r.energy_note.as_deref().unwrap_or("")),
             opt(r.ratio_vs_shifr),
+            format!("{:.1}", r.cpu_share),
+            r.contended.to_string(),
+            field(r.scenario.as_deref().unwrap_or("")),
+            r.state_bytes.map(|b| b.to_string()).unwrap_or_default(),
+            field(r.machine.as_deref().unwrap_or("")),
+            field(r.cpu.as_deref().unwrap_or("")),
+            field(r.cpu_backends.as_deref().unwrap_or("")),
         ];
         out.push_str(&cells.join(","));
         out.push('\n');

@@ -2,5 +2,6 @@
 
 pub mod csv;
 pub mod json;
+pub mod merge;
 pub mod plot;
 pub mod table;

@@ -13,6 +13,34 @@ fn num(v: f64) -> String {
     }
 }
 
+/// The NOTE column: `busy` for a contended row (see [`busy_note`]), the scenario if any.
+fn note(r: &Row) -> String {
+    let mut parts = Vec::new();
+    if r.contended {
+        parts.push(format!("busy (CPU {:.0} %)", r.cpu_share));
+    }
+    if let Some(s) = &r.scenario {
+        parts.push(s.clone());
+    }
+    parts.join(", ")
+}
+
+/// The line under a table with contended rows, or `None` when there are none.
+pub fn busy_note(rows: &[Row]) -> Option<String> {
+    let busy = rows.iter().filter(|r| r.contended).count();
+    (busy > 0).then(|| {
+        format!(
+            "busy: {busy} of {} rows stayed contended after a re-sample (the measuring threads were on a CPU \
+             less than {:.0} % of the time, or the samples spread over more than {:.0} % of the median): \
+             other work shared the CPU, so their figures and ratios are not to be trusted. \
+             Rerun on an idle machine.",
+            rows.len(),
+            crate::run::MIN_CPU_SHARE * 100.0,
+            crate::run::MAX_SPREAD * 100.0
+        )
+    })
+}
+
 /// The rows as an aligned table, one line per row, with a header.
 pub fn render(rows: &[Row]) -> String {
     let header = [
@@ -29,9 +57,10 @@ pub fn render(rows: &[Row]) -> String {
         "CPU%",
         "J/GB",
         "SHIFR/PEER",
+        "NOTE",
     ]
     .map(String::from);
-    let body: Vec<[String; 13]> = rows
+    let body: Vec<[String; 14]> = rows
         .iter()
         .map(|r| {
             [
@@ -49,10 +78,11 @@ pub fn render(rows: &[Row]) -> String {
                 r.joules_per_gb.map_or("-".into(), num),
                 r.ratio_vs_shifr
                     .map_or(String::new(), |x| format!("{x:.2}x")),
+                note(r),
             ]
         })
         .collect();
-    let mut widths = [0usize; 13];
+    let mut widths = [0usize; 14];
     for line in std::iter::once(&header).chain(&body) {
         for (w, cell) in widths.iter_mut().zip(line) {
             *w = (*w).max(cell.chars().count());
@@ -63,7 +93,7 @@ pub fn render(rows: &[Row]) -> String {
         let mut text = String::new();
         for (i, (w, cell)) in widths.iter().zip(line).enumerate() {
             // Text columns left-aligned, numbers right-aligned.
-            if i < 3 {
+            if i < 3 || i == 13 {
                 text.push_str(&format!("{cell:<w$}  "));
             } else {
                 text.push_str(&format!("{cell:>w$}  "));
@@ -98,6 +128,13 @@ pub(crate) mod tests {
             joules_per_gb: None,
             energy_note: Some("no RAPL, here".into()),
             ratio_vs_shifr: None,
+            cpu_share: 99.0,
+            contended: false,
+            scenario: None,
+            state_bytes: None,
+            machine: None,
+            cpu: None,
+            cpu_backends: None,
         };
         let peer = Row {
             implementation: "openssl".into(),

@@ -147,7 +147,7 @@ pub fn measure(cfg: &Config) -> Result<Vec<Row>, StudyError> {
 /// Runs the study and writes the report.
 pub fn run(cfg: &Config) -> Result<StudyOutcome, StudyError> {
     let rows = measure(cfg)?;
-    let verdicts = verdicts(&rows);
+    let verdicts = super::verdict::judged(verdicts(&rows));
     write_report(cfg, &rows, &verdicts)
 }
 
@@ -209,7 +209,7 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
         Outcome::from_count(fastest_ok, 2),
         format!(
             "Mean speed over the files — {}. The seed's Python/NumPy code ran AES and 3DES one block per call, \
-             while ChaCha20 makes 64 bytes per step; shifr runs AES with AES-NI over many blocks per call, \
+             while ChaCha20 makes 64 bytes per step; shifr runs AES on the CPU's AES instructions (where present) over many blocks per call, \
              which removes most of ChaCha20's advantage or reverses it.",
             ratio_text.join("; ")
         ),

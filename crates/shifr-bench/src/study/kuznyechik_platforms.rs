@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use shifr::block::aes::Aes;
 use shifr::block::kuznyechik::Kuznyechik;
 use shifr::block::magma::Magma;
-use shifr::cpu::{self, Backend};
+use shifr::cpu;
 use shifr::stream::chacha20::ChaCha20;
 
 /// One measured (cipher, thread count).
@@ -75,18 +75,18 @@ pub fn measure(cfg: &Config) -> Result<Vec<Row>, StudyError> {
     let key = super::bench_key(32, 5);
     let kuz = Kuznyechik::new(&key)?;
     let magma = Magma::new(&key)?;
-    let aes = Aes::with_backend(&key, cpu::select(&[Backend::AesNi]))?;
+    let aes = Aes::new(&key)?;
     let chacha_impl = ChaCha20::new(&key, &[0u8; 12], 0)?.implementation();
     let mut rows = Vec::new();
     for threads in thread_counts(cfg) {
         for cipher in CIPHERS {
             let (implementation, s) = match cipher {
                 "kuznyechik" => (
-                    "portable".to_string(),
+                    kuz.backend().name().to_string(),
                     measure::encrypt_in_place(&plan, threads, bytes, &kuz),
                 ),
                 "magma" => (
-                    "portable".to_string(),
+                    magma.backend().name().to_string(),
                     measure::encrypt_in_place(&plan, threads, bytes, &magma),
                 ),
                 "aes-256" => (
@@ -138,7 +138,7 @@ pub fn run(cfg: &Config) -> Result<StudyOutcome, StudyError> {
         }
     }
     progress.finish();
-    let verdicts = verdicts(&rows);
+    let verdicts = super::verdict::judged(verdicts(&rows));
     write_report(cfg, &rows, &verdicts)
 }
 
@@ -157,6 +157,10 @@ pub fn core_share(rate: f64, single_thread: f64) -> f64 {
 pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
     let mut out = Vec::new();
     let kuz1 = single(rows, "kuznyechik", "default").unwrap_or(f64::NAN);
+    let kuz_backend = rows
+        .iter()
+        .find(|r| r.cipher == "kuznyechik" && r.run == "default" && r.threads == 1)
+        .map_or("?", |r| r.implementation.as_str());
     let intel: Vec<&seed::Platform> = seed::TABLE
         .iter()
         .filter(|p| p.name.starts_with("Intel"))
@@ -169,9 +173,10 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
         format!("Kuznyechik on a desktop or server x86 core runs at {lo:.2}–{hi:.2} MB/s per thread"),
         if within { Outcome::Holds } else { Outcome::DoesNotHold },
         format!(
-            "Here one thread does {kuz1:.1} MB/s ({:.1}× the seed's best x86 figure). The seed compiled \
-             generic C without optimisation (nettle / GostCrypt sources, -O3); shifr's portable \
-             Kuznyechik uses fused LS lookup tables (16 table look-ups per round).",
+            "Here one thread does {kuz1:.1} MB/s ({:.1}× the seed's best x86 figure) on shifr's \
+             `{kuz_backend}` backend. The seed compiled generic C without optimisation (nettle / \
+             GostCrypt sources, -O3); shifr's portable Kuznyechik already uses fused LS lookup tables \
+             (16 table look-ups per round).",
             kuz1 / hi
         ),
     ));
@@ -280,10 +285,17 @@ fn write_report(
                 format!("{:.2}", p.mb_s),
                 format!("{:.2}", p.mb_s_per_thread),
                 num(p.mb_s_per_watt, 2, "-"),
+                "-".into(),
             ]
         })
         .collect();
+    let kuz_ecb = shifr::catalog::lookup("kuznyechik-ecb").ok();
     for r in rows.iter().filter(|r| r.cipher == "kuznyechik") {
+        // Key schedule and per-key tables one keyed instance holds on the backend that ran.
+        let key_state = kuz_ecb
+            .zip(shifr::cpu::Backend::from_name(&r.implementation))
+            .and_then(|(alg, b)| crate::workload::state_bytes(alg, Some(b)).ok())
+            .map_or("-".to_string(), |(bytes, _)| bytes.to_string());
         table.push(vec![
             format!("**this machine** ({}, {})", r.implementation, r.run),
             r.threads.to_string(),
@@ -291,6 +303,7 @@ fn write_report(
             format!("{:.2}", r.mb_s),
             format!("{:.2}", r.mb_s_per_thread),
             num(r.mb_s_per_watt(), 2, "no RAPL"),
+            key_state,
         ]);
     }
     md.table(
@@ -301,8 +314,15 @@ fn write_report(
             "MB/s",
             "MB/s per thread",
             "MB/s per W",
+            "key state (B)",
         ],
         &table,
+    );
+    md.para(
+        "key state: bytes of round keys and per-key tables one keyed Kuznyechik instance holds on \
+         that backend (from the library; tables shared by every instance not counted; the seed gives \
+         no memory figures). `shifr list --memory` lists it for every algorithm and backend, with \
+         the peak RSS of a run of each algorithm alone.",
     );
 
     md.heading(2, "What it costs your application");

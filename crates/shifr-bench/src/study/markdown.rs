@@ -51,6 +51,12 @@ impl Markdown {
             self.text.push_str(&v.markdown());
         }
         self.text.push('\n');
+        if verdicts
+            .iter()
+            .any(|v| matches!(v.outcome, super::verdict::Outcome::NotJudged { .. }))
+        {
+            self.para(super::verdict::RERUN);
+        }
         self
     }
 

@@ -5,7 +5,14 @@
 //! from a single call), and its speed is bytes / seconds over that run. The median of the runs is the
 //! reported value; min and max are kept to show the spread. CPU time and energy come from the
 //! library's [`crate::rusage`] and [`crate::energy`].
+//!
+//! Busy machines: a case whose process was on a CPU less than [`crate::run::MIN_CPU_SHARE`] of the
+//! wall time (per working thread), or whose runs spread wider than [`crate::run::MAX_SPREAD`], is
+//! measured once more; if its CPU share is still too low, it is counted in this thread's [`Busy`]
+//! record, which the studies read ([`busy`]) to withhold their verdicts. (A wide spread alone, on
+//! a machine that gave the process its cores, is not taken for a busy machine.)
 
+use std::cell::Cell;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
@@ -38,11 +45,74 @@ pub struct Sample {
     pub joules_per_call: Option<f64>,
     /// Mean package power during the timed runs, watts, where readable.
     pub watts: Option<f64>,
+    /// Share of the wall time the working threads were on a CPU, 0..1 (process CPU time over wall
+    /// time and the cores the threads can use).
+    pub cpu_share: f64,
+    /// Contended (low CPU share or wide spread; see the module notes), after a second measurement
+    /// where the first was.
+    pub contended: bool,
+}
+
+/// Contention seen by the measurements on this thread since [`reset_busy`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Busy {
+    /// Cases measured.
+    pub cases: usize,
+    /// Cases that stayed contended.
+    pub contended: usize,
+    /// The lowest CPU share (0..1) of a contended case.
+    pub min_share: f64,
+}
+
+thread_local! {
+    static SEEN: Cell<Busy> = const {
+        Cell::new(Busy {
+            cases: 0,
+            contended: 0,
+            min_share: 1.0,
+        })
+    };
+}
+
+/// Forgets the contention seen so far on this thread (a study calls it before measuring).
+pub fn reset_busy() {
+    SEEN.with(|b| {
+        b.set(Busy {
+            cases: 0,
+            contended: 0,
+            min_share: 1.0,
+        })
+    });
+}
+
+/// The contention seen on this thread since [`reset_busy`], if any case stayed contended.
+pub fn busy() -> Option<Busy> {
+    let b = SEEN.with(Cell::get);
+    (b.contended > 0).then_some(b)
+}
+
+/// Records a case as contended (the studies' child runs report theirs through this too).
+pub fn note_contended(share: f64) {
+    SEEN.with(|b| {
+        let mut v = b.get();
+        v.cases += 1;
+        v.contended += 1;
+        v.min_share = v.min_share.min(share);
+        b.set(v);
+    });
+}
+
+fn note_clean() {
+    SEEN.with(|b| {
+        let mut v = b.get();
+        v.cases += 1;
+        b.set(v);
+    });
 }
 
 /// Measures `work`, which processes `bytes` bytes per call.
 pub fn measure(plan: &Plan, bytes: usize, mut work: impl FnMut()) -> Sample {
-    measure_runs(plan, bytes, || {
+    measure_runs(plan, bytes, 1, || {
         work();
         1
     })
@@ -67,7 +137,7 @@ where
     let mut workers: Vec<W> = (0..threads).map(&make).collect();
     // Calibrate calls per run with one thread so that every thread does the same fixed amount.
     let calls = calls_for(plan.min_run, &mut workers[0]);
-    measure_runs(plan, bytes * threads, || {
+    measure_runs(plan, bytes * threads, threads, || {
         let barrier = Barrier::new(threads);
         std::thread::scope(|s| {
             for w in workers.iter_mut() {
@@ -96,8 +166,34 @@ fn calls_for(target: Duration, work: &mut impl FnMut()) -> u64 {
     ((target.as_secs_f64() / per_call.max(1e-9)).ceil() as u64).max(1)
 }
 
-/// The common loop: `batch()` does some calls and returns how many.
-fn measure_runs(plan: &Plan, bytes_per_call: usize, mut batch: impl FnMut() -> u64) -> Sample {
+/// The common loop: `batch()` does some calls and returns how many, on `threads` threads. A
+/// contended case is measured once more before it is counted as contended.
+fn measure_runs(
+    plan: &Plan,
+    bytes_per_call: usize,
+    threads: usize,
+    mut batch: impl FnMut() -> u64,
+) -> Sample {
+    let first = measure_once(plan, bytes_per_call, threads, &mut batch);
+    let sample = if first.contended {
+        measure_once(plan, bytes_per_call, threads, &mut batch)
+    } else {
+        first
+    };
+    if sample.cpu_share < crate::run::MIN_CPU_SHARE {
+        note_contended(sample.cpu_share);
+    } else {
+        note_clean();
+    }
+    sample
+}
+
+fn measure_once(
+    plan: &Plan,
+    bytes_per_call: usize,
+    threads: usize,
+    batch: &mut dyn FnMut() -> u64,
+) -> Sample {
     let run = |batch: &mut dyn FnMut() -> u64| {
         let start = Instant::now();
         let mut calls = 0u64;
@@ -106,7 +202,7 @@ fn measure_runs(plan: &Plan, bytes_per_call: usize, mut batch: impl FnMut() -> u
         }
         (start.elapsed().as_secs_f64(), calls)
     };
-    run(&mut batch); // warm-up: caches, page faults, clock ramp-up
+    run(batch); // warm-up: caches, page faults, clock ramp-up
     let energy = EnergyMeter::open().ok();
     let joules_before = energy.as_ref().map(EnergyMeter::read);
     let cpu_before = process_cpu_seconds();
@@ -115,7 +211,7 @@ fn measure_runs(plan: &Plan, bytes_per_call: usize, mut batch: impl FnMut() -> u
     let mut per_call = Vec::with_capacity(plan.runs);
     let mut total_calls = 0u64;
     for _ in 0..plan.runs.max(1) {
-        let (secs, calls) = run(&mut batch);
+        let (secs, calls) = run(batch);
         total_calls += calls;
         speeds.push(bytes_per_call as f64 * calls as f64 / secs / 1e6);
         per_call.push(secs / calls as f64);
@@ -126,14 +222,24 @@ fn measure_runs(plan: &Plan, bytes_per_call: usize, mut batch: impl FnMut() -> u
         (Some(meter), Some(before)) => Some(meter.joules_between(&before, &meter.read())),
         _ => None,
     };
+    let cores = threads.clamp(
+        1,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
+    let cpu_share = cpu / (wall * cores as f64).max(1e-9);
+    let mb_s = median(&mut speeds.clone());
+    let mb_s_min = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+    let mb_s_max = speeds.iter().copied().fold(0.0, f64::max);
     Sample {
-        mb_s: median(&mut speeds.clone()),
-        mb_s_min: speeds.iter().copied().fold(f64::INFINITY, f64::min),
-        mb_s_max: speeds.iter().copied().fold(0.0, f64::max),
+        mb_s,
+        mb_s_min,
+        mb_s_max,
         seconds_per_call: median(&mut per_call),
         cpu_percent: 100.0 * cpu / wall.max(1e-9),
         joules_per_call: joules.map(|j| j / total_calls.max(1) as f64),
         watts: joules.map(|j| j / wall.max(1e-9)),
+        cpu_share,
+        contended: crate::run::contended(cpu_share, mb_s_min, mb_s, mb_s_max),
     }
 }
 

@@ -198,6 +198,7 @@ pub struct Outcome {
 /// Runs a study and writes its report.
 pub fn run(study: Study, cfg: &Config) -> Result<Outcome, StudyError> {
     create_dir(&cfg.out)?;
+    measure::reset_busy();
     match study {
         Study::TlsTable => tls_table::run(cfg),
         Study::Files => files::run(cfg),
@@ -212,7 +213,7 @@ pub fn run(study: Study, cfg: &Config) -> Result<Outcome, StudyError> {
 pub fn run_part(study: Study, cfg: &Config) -> Result<(), StudyError> {
     create_dir(&cfg.out)?;
     let json = match study {
-        Study::TlsTable => to_json(&tls_table::measure(cfg, tls_table::Half::Software)?),
+        Study::TlsTable => to_json(&tls_table::measure(cfg, tls_table::Half::for_child())?),
         Study::Files => to_json(&files::measure(cfg)?),
         Study::GostStreams => to_json(&gost_streams::measure(cfg)?),
         Study::KuznyechikPlatforms => to_json(&kuznyechik_platforms::measure(cfg)?),

@@ -1,7 +1,13 @@
 //! `tls-table` (seed 000): ChaCha20 against AES-128/256-GCM and AES-128/256-CBC on 8192-byte buffers,
-//! the mean of five runs, as the seed's table — once with the best backend (AES-NI where the CPU has
-//! it) and once with the portable backend, which is what a processor without AES instructions runs,
-//! so that both halves of the seed's conclusion are tested on one machine.
+//! the mean of five runs, as the seed's table — in three setups on one machine, so that both halves
+//! of the seed's conclusion are tested:
+//!
+//! - best backend: each cipher on the fastest shifr backend this CPU has for it (AES: every hardware
+//!   AES backend — AES-NI, VAES, VAES on 512-bit registers, Arm crypto — is measured and the fastest
+//!   kept; ChaCha20 on the engine the process selects);
+//! - AES-NI era: an emulation of the seed's 2017 processors, AES with AES-NI and ChaCha20 limited to
+//!   AVX2 (a child process under `SHIFR_BACKEND=avx2`), where the CPU has both;
+//! - portable: what a processor without AES instructions runs.
 //!
 //! "ChaCha20" in a TLS table means the ChaCha20-Poly1305 AEAD (RFC 8439), so that is the cipher the
 //! verdicts compare; bare ChaCha20 (no MAC) is measured too. GCM and ChaCha20-Poly1305 rows are whole
@@ -10,7 +16,8 @@
 //!
 //! The software half runs in a child process under `SHIFR_BACKEND=portable` (ChaCha20's engine is
 //! chosen per process); without a child binary it runs in-process with portable AES and ChaCha20 as
-//! selected, and the implementation column says so.
+//! selected, and the implementation column says so. The AES-NI-era half needs the child process (it
+//! is left out without one).
 
 use super::csv::{self, Csv};
 use super::markdown::{num, Markdown};
@@ -22,7 +29,7 @@ use shifr::aead::chacha20poly1305::ChaCha20Poly1305;
 use shifr::aead::gcm::AesGcm;
 use shifr::aead::Aead;
 use shifr::block::aes::Aes;
-use shifr::cpu::{self, Backend};
+use shifr::cpu::Backend;
 use shifr::stream::chacha20::ChaCha20;
 
 /// The seed's buffer size.
@@ -31,10 +38,66 @@ pub const BYTES: usize = 8192;
 /// Which half of the experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Half {
-    /// The best backend this machine has (AES-NI for AES where present).
+    /// The fastest backend this machine has for each cipher.
     Hardware,
+    /// The seed's processors emulated: AES-NI for AES, ChaCha20 no wider than AVX2.
+    AesNiEra,
     /// The portable backend: a processor without AES instructions.
     Software,
+}
+
+impl Half {
+    /// The label of the half in tables and charts.
+    pub fn label(self) -> &'static str {
+        match self {
+            Half::Hardware => "this machine, best backend",
+            Half::AesNiEra => "this machine, AES-NI era emulation (AES-NI; ChaCha20 on AVX2)",
+            Half::Software => "this machine, portable",
+        }
+    }
+
+    /// The source column of the CSV (no commas).
+    pub fn csv_source(self) -> &'static str {
+        match self {
+            Half::Hardware => "this machine (best backend)",
+            Half::AesNiEra => "this machine (AES-NI era emulation)",
+            Half::Software => "this machine (portable)",
+        }
+    }
+
+    /// The half a child run measures: AES-NI era under `SHIFR_BACKEND=avx2`, else the software half.
+    pub fn for_child() -> Half {
+        match std::env::var("SHIFR_BACKEND") {
+            Ok(b) if b.trim().eq_ignore_ascii_case(Backend::Avx2.name()) => Half::AesNiEra,
+            _ => Half::Software,
+        }
+    }
+}
+
+/// The hardware AES backends this CPU has; empty without AES instructions. A forced
+/// `SHIFR_BACKEND` narrows them to the one the library selects.
+fn hardware_aes_backends() -> Vec<Backend> {
+    let forced = std::env::var("SHIFR_BACKEND")
+        .is_ok_and(|v| !v.trim().is_empty() && !v.trim().eq_ignore_ascii_case("auto"));
+    let candidates = if forced {
+        Aes::new(&[0u8; 16])
+            .map(|a| vec![a.backend()])
+            .unwrap_or_default()
+    } else {
+        [
+            Backend::AesNi,
+            Backend::Vaes,
+            Backend::Avx512,
+            Backend::ArmCrypto,
+        ]
+        .into_iter()
+        .filter(|b| Aes::with_backend(&[0u8; 16], *b).is_ok_and(|a| a.backend() == *b))
+        .collect()
+    };
+    candidates
+        .into_iter()
+        .filter(|b| *b != Backend::Portable)
+        .collect()
 }
 
 /// One measured cipher.
@@ -61,13 +124,21 @@ const CHACHA_AEAD: &str = "ChaCha20-Poly1305";
 const CHACHA_RAW: &str = "ChaCha20 (no MAC)";
 const AES_CIPHERS: [&str; 4] = ["AES-128-GCM", "AES-256-GCM", "AES-128-CBC", "AES-256-CBC"];
 
-/// Measures one half in this process. `Hardware` uses `cpu::select` for AES (so a forced
-/// `SHIFR_BACKEND` is honoured); `Software` uses portable AES. ChaCha20 runs the engine this process
-/// selected.
+/// Measures one half in this process. `Hardware` measures AES on every hardware AES backend of
+/// this CPU and keeps the fastest (portable where there is none); `AesNiEra` uses AES-NI;
+/// `Software` uses portable AES. ChaCha20 runs the engine this process selected.
 pub fn measure(cfg: &Config, half: Half) -> Result<Vec<Row>, StudyError> {
-    let aes_backend = match half {
-        Half::Hardware => cpu::select(&[Backend::AesNi]),
-        Half::Software => Backend::Portable,
+    let aes_backends = match half {
+        Half::Hardware => {
+            let hw = hardware_aes_backends();
+            if hw.is_empty() {
+                vec![Backend::Portable]
+            } else {
+                hw
+            }
+        }
+        Half::AesNiEra => vec![Backend::AesNi],
+        Half::Software => vec![Backend::Portable],
     };
     let plan = cfg.scale.plan();
     let plan = measure::Plan {
@@ -83,6 +154,13 @@ pub fn measure(cfg: &Config, half: Half) -> Result<Vec<Row>, StudyError> {
     let mut buf = vec![0x5au8; BYTES];
     let mut rows = Vec::new();
     let mut push = |cipher: &str, implementation: String, s: measure::Sample| {
+        // Of several backends for one cipher, the fastest is kept.
+        if let Some(old) = rows.iter().position(|r: &Row| r.cipher == cipher) {
+            if rows[old].mb_s >= s.mb_s {
+                return;
+            }
+            rows.remove(old);
+        }
         rows.push(Row {
             half,
             cipher: cipher.to_string(),
@@ -113,38 +191,66 @@ pub fn measure(cfg: &Config, half: Half) -> Result<Vec<Row>, StudyError> {
     });
     push(CHACHA_RAW, format!("chacha20 {chacha_impl}"), s);
 
-    for (cipher, key_len) in [("AES-128-GCM", 16), ("AES-256-GCM", 32)] {
-        let gcm = AesGcm::with_backend(&super::bench_key(key_len, 2), 16, aes_backend)?;
-        let s = measure::measure(&plan, BYTES, || {
-            let _ = std::hint::black_box(gcm.seal(&nonce, &aad, &mut buf));
-        });
-        push(cipher, format!("aes {}", gcm.backend().name()), s);
+    for &aes_backend in &aes_backends {
+        for (cipher, key_len) in [("AES-128-GCM", 16), ("AES-256-GCM", 32)] {
+            let gcm = AesGcm::with_backend(&super::bench_key(key_len, 2), 16, aes_backend)?;
+            let s = measure::measure(&plan, BYTES, || {
+                let _ = std::hint::black_box(gcm.seal(&nonce, &aad, &mut buf));
+            });
+            push(cipher, format!("aes {}", gcm.backend().name()), s);
+        }
+        for (cipher, key_len) in [("AES-128-CBC", 16), ("AES-256-CBC", 32)] {
+            let aes = Aes::with_backend(&super::bench_key(key_len, 3), aes_backend)?;
+            let iv = [9u8; 16];
+            let s = measure::measure(&plan, BYTES, || {
+                let _ = shifr::mode::cbc::encrypt(&aes, &iv, &mut buf);
+                std::hint::black_box(&buf);
+            });
+            push(cipher, format!("aes {}", aes.backend().name()), s);
+        }
     }
-    for (cipher, key_len) in [("AES-128-CBC", 16), ("AES-256-CBC", 32)] {
-        let aes = Aes::with_backend(&super::bench_key(key_len, 3), aes_backend)?;
-        let iv = [9u8; 16];
-        let s = measure::measure(&plan, BYTES, || {
-            let _ = shifr::mode::cbc::encrypt(&aes, &iv, &mut buf);
-            std::hint::black_box(&buf);
-        });
-        push(cipher, format!("aes {}", aes.backend().name()), s);
-    }
+    // Rows in the seed's column order.
+    rows.sort_by_key(|r| {
+        [CHACHA_AEAD, CHACHA_RAW]
+            .iter()
+            .chain(&AES_CIPHERS)
+            .position(|c| *c == r.cipher)
+    });
     Ok(rows)
 }
 
-/// Runs both halves and writes the report.
+/// Whether this CPU can emulate the seed's AES-NI-era processors (AES-NI and AVX2).
+fn era_possible() -> bool {
+    Backend::AesNi.is_supported() && Backend::Avx2.is_supported()
+}
+
+/// Runs the three halves and writes the report.
 pub fn run(cfg: &Config) -> Result<StudyOutcome, StudyError> {
-    let mut progress = super::progress::Progress::new("tls-table", 2, cfg.progress);
-    progress.step("hardware half");
+    let mut progress = super::progress::Progress::new("tls-table", 3, cfg.progress);
+    progress.step("best backends");
     let hardware = measure(cfg, Half::Hardware)?;
+    progress.step("AES-NI era (SHIFR_BACKEND=avx2)");
+    let era = if era_possible() {
+        super::child_rows::<Vec<Row>>(Study::TlsTable, cfg, Backend::Avx2)?.map(|rows| {
+            rows.into_iter()
+                .map(|r| Row {
+                    half: Half::AesNiEra,
+                    ..r
+                })
+                .collect()
+        })
+    } else {
+        None
+    };
     progress.step("software half (SHIFR_BACKEND=portable)");
     let software = match super::child_rows::<Vec<Row>>(Study::TlsTable, cfg, Backend::Portable)? {
         Some(rows) => rows,
         None => measure(cfg, Half::Software)?,
     };
     progress.finish();
-    let verdicts = verdicts(&hardware, &software);
-    write_report(cfg, &hardware, &software, &verdicts)
+    let era: Vec<Row> = era.unwrap_or_default();
+    let verdicts = super::verdict::judged(verdicts(&hardware, &era, &software));
+    write_report(cfg, &hardware, &era, &software, &verdicts)
 }
 
 fn speed(rows: &[Row], cipher: &str) -> Option<f64> {
@@ -173,13 +279,26 @@ pub fn seed_averages(aes_ni: bool) -> [f64; 4] {
     out
 }
 
-/// The seed's two claims checked against the two halves.
-pub fn verdicts(hardware: &[Row], software: &[Row]) -> Vec<Verdict> {
-    let mut out = Vec::new();
-    let hw_aes = hardware
+/// Whether every AES row of a half ran on hardware AES.
+fn hardware_aes(rows: &[Row]) -> bool {
+    let mut aes = rows
         .iter()
         .filter(|r| AES_CIPHERS.contains(&r.cipher.as_str()))
-        .all(|r| r.implementation.contains("aesni") || r.implementation.contains("crypto"));
+        .peekable();
+    aes.peek().is_some() && aes.all(|r| !r.implementation.contains("portable"))
+}
+
+/// The implementations a half's rows ran on, for the verdict text.
+fn backends_of(rows: &[Row]) -> String {
+    let mut names: Vec<&str> = rows.iter().map(|r| r.implementation.as_str()).collect();
+    names.dedup();
+    names.join(", ")
+}
+
+/// The seed's claims checked against the halves (`era` may be empty: not measured).
+pub fn verdicts(hardware: &[Row], era: &[Row], software: &[Row]) -> Vec<Verdict> {
+    let mut out = Vec::new();
+    let hw_aes = hardware_aes(hardware);
     let compare = |rows: &[Row], aes_wins: bool| -> (usize, String) {
         let chacha = speed(rows, CHACHA_AEAD).unwrap_or(f64::NAN);
         let mut agree = 0;
@@ -207,8 +326,10 @@ pub fn verdicts(hardware: &[Row], software: &[Row]) -> Vec<Verdict> {
         (
             Outcome::from_count(agree, 4),
             format!(
-                "Percentages are AES's lead over ChaCha20-Poly1305; averaged from the seed's table: {:.1} / {:.1} / {:.1} / {:.1} %. \
+                "Each cipher on its fastest shifr backend here ({}). Percentages are AES's lead over \
+                 ChaCha20-Poly1305; averaged from the seed's table: {:.1} / {:.1} / {:.1} / {:.1} %. \
                  {agree} of 4 AES variants are faster here.",
+                backends_of(hardware),
                 seed_hw[0], seed_hw[1], seed_hw[2], seed_hw[3]
             ),
         )
@@ -258,6 +379,18 @@ pub fn verdicts(hardware: &[Row], software: &[Row]) -> Vec<Verdict> {
             fmt4(&seed_sw)
         ),
     ));
+    if hardware_aes(era) {
+        let (agree, numbers) = compare(era, true);
+        out.push(Verdict::new(
+            "On the seed's kind of processor (AES-NI, ChaCha20 on AVX2), every AES variant is faster than ChaCha20",
+            Outcome::from_count(agree, 4),
+            format!(
+                "{numbers}. This machine emulating a 2017 processor: AES on AES-NI only, ChaCha20-Poly1305 \
+                 limited to AVX2 ({}). {agree} of 4 AES variants are faster here.",
+                backends_of(era)
+            ),
+        ));
+    }
     out
 }
 
@@ -283,6 +416,7 @@ const CSV_HEADER: [&str; 9] = [
 fn write_report(
     cfg: &Config,
     hardware: &[Row],
+    era: &[Row],
     software: &[Row],
     verdicts: &[Verdict],
 ) -> Result<StudyOutcome, StudyError> {
@@ -296,8 +430,11 @@ fn write_report(
     md.para(&format!(
         "Method (seed): OpenSSL, random 8192-byte buffers, the mean of five runs, MB/s, AES-NI where the \
          CPU has it. Here: shifr, 8192-byte buffers, the median of {} timed runs after a warm-up \
-         (each run at least {} ms), MB/s = 10^6 B/s. The software half forces the portable backend \
-         (`SHIFR_BACKEND=portable`), which is what a processor without AES instructions runs.",
+         (each run at least {} ms), MB/s = 10^6 B/s, in three setups. Best backend: every hardware \
+         AES backend of this CPU is measured and the fastest kept; ChaCha20 runs on the engine the \
+         process selects. AES-NI era (where the CPU has AES-NI and AVX2): the seed's 2017 processors \
+         emulated, AES on AES-NI and ChaCha20 limited to AVX2 (`SHIFR_BACKEND=avx2`). Portable \
+         (`SHIFR_BACKEND=portable`): what a processor without AES instructions runs.",
         cfg.scale.plan().runs.min(5),
         cfg.scale.plan().min_run.as_millis()
     ));
@@ -320,11 +457,11 @@ fn write_report(
             r
         })
         .collect();
-    for (label, half) in [
-        ("**this machine, best backend**", hardware),
-        ("**this machine, portable**", software),
-    ] {
-        let mut r = vec![label.to_string()];
+    for half in [hardware, era, software] {
+        let Some(first) = half.first() else {
+            continue;
+        };
+        let mut r = vec![format!("**{}**", first.half.label())];
         let chacha = speed(half, CHACHA_AEAD);
         r.push(num(chacha, 0, "-"));
         r.extend(AES_CIPHERS.iter().map(|c| num(speed(half, c), 0, "-")));
@@ -335,10 +472,11 @@ fn write_report(
     md.heading(2, "This machine in detail");
     let detail: Vec<Vec<String>> = hardware
         .iter()
+        .chain(era)
         .chain(software)
         .map(|r| {
             vec![
-                format!("{:?}", r.half).to_lowercase(),
+                r.half.label().to_string(),
                 r.cipher.clone(),
                 r.implementation.clone(),
                 format!("{:.0}", r.mb_s),
@@ -376,11 +514,11 @@ fn write_report(
             ]);
         }
     }
-    for r in hardware.iter().chain(software) {
+    for r in hardware.iter().chain(era).chain(software) {
         csv.row(vec![
-            "this machine".into(),
+            r.half.csv_source().into(),
             super::cpu_model(),
-            (r.implementation.contains("aesni") || r.implementation.contains("crypto")).to_string(),
+            (r.half != Half::Software && hardware_aes(hardware)).to_string(),
             r.cipher.clone(),
             r.implementation.clone(),
             csv::num(r.mb_s),
@@ -397,19 +535,9 @@ fn write_report(
     files.push(csv_path);
 
     md.heading(2, "Charts");
-    for (file, aes_ni, ours, label) in [
-        (
-            "tls-aes-ni.png",
-            true,
-            hardware,
-            "this machine, best backend",
-        ),
-        (
-            "tls-software.png",
-            false,
-            software,
-            "this machine, portable",
-        ),
+    for (file, aes_ni, ours) in [
+        ("tls-aes-ni.png", true, vec![hardware, era]),
+        ("tls-software.png", false, vec![software]),
     ] {
         let mut series: Vec<chart::Series> = seed::TABLE
             .iter()
@@ -424,19 +552,21 @@ fn write_report(
                     .collect(),
             })
             .collect();
-        let mut points = vec![(0.0, speed(ours, CHACHA_AEAD).unwrap_or(f64::NAN))];
-        points.extend(
-            AES_CIPHERS
-                .iter()
-                .enumerate()
-                .map(|(i, c)| ((i + 1) as f64, speed(ours, c).unwrap_or(f64::NAN))),
-        );
-        series.push(chart::Series {
-            name: label.to_string(),
-            points,
-        });
+        for half in ours.into_iter().filter(|h| !h.is_empty()) {
+            let mut points = vec![(0.0, speed(half, CHACHA_AEAD).unwrap_or(f64::NAN))];
+            points.extend(
+                AES_CIPHERS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| ((i + 1) as f64, speed(half, c).unwrap_or(f64::NAN))),
+            );
+            series.push(chart::Series {
+                name: half[0].half.label().to_string(),
+                points,
+            });
+        }
         let title = if aes_ni {
-            "With AES-NI: seed platforms and this machine"
+            "With hardware AES: seed platforms and this machine"
         } else {
             "Without AES-NI: seed platforms and this machine (portable)"
         };
@@ -511,10 +641,28 @@ mod tests {
                 ..r.clone()
             })
             .collect();
-        let v = verdicts(&hw, &sw);
+        let v = verdicts(&hw, &[], &sw);
+        assert_eq!(v.len(), 3, "no AES-NI-era rows, no verdict on them");
         assert_eq!(v[0].outcome, Outcome::Partly);
         assert_eq!(v[1].outcome, Outcome::Holds);
         assert_eq!(v[2].outcome, Outcome::Partly, "{}", v[2].why);
+        // The AES-NI-era rows get their own verdict.
+        let era: Vec<Row> = hw
+            .iter()
+            .map(|r| Row {
+                half: Half::AesNiEra,
+                mb_s: if r.cipher == CHACHA_AEAD {
+                    500.0
+                } else {
+                    900.0
+                },
+                ..r.clone()
+            })
+            .collect();
+        let v = verdicts(&hw, &era, &sw);
+        assert_eq!(v.len(), 4);
+        assert_eq!(v[3].outcome, Outcome::Holds, "{}", v[3].why);
+        assert!(v[3].why.contains("AVX2"), "{}", v[3].why);
         let no_aesni: Vec<Row> = hw
             .iter()
             .map(|r| Row {
@@ -522,6 +670,9 @@ mod tests {
                 ..r.clone()
             })
             .collect();
-        assert_eq!(verdicts(&no_aesni, &sw)[0].outcome, Outcome::NotTestable);
+        assert_eq!(
+            verdicts(&no_aesni, &[], &sw)[0].outcome,
+            Outcome::NotTestable
+        );
     }
 }

@@ -14,6 +14,14 @@ pub enum Outcome {
     DoesNotHold,
     /// This machine cannot measure what the claim is about (e.g. no energy counters).
     NotTestable,
+    /// Not judged: other work shared the CPU while the numbers were taken (load average in
+    /// hundredths, lowest CPU share of a contended case in percent).
+    NotJudged {
+        /// The 1-minute load average times 100.
+        load_centi: u32,
+        /// The lowest CPU share of a contended case, percent.
+        share_percent: u32,
+    },
 }
 
 impl Outcome {
@@ -28,20 +36,80 @@ impl Outcome {
     }
 
     /// The words a report uses.
-    pub fn words(self) -> &'static str {
+    pub fn words(self) -> String {
         match self {
-            Outcome::Holds => "holds here",
-            Outcome::Partly => "holds only in part here",
-            Outcome::DoesNotHold => "does not hold here",
-            Outcome::NotTestable => "cannot be tested here",
+            Outcome::Holds => "holds here".into(),
+            Outcome::Partly => "holds only in part here".into(),
+            Outcome::DoesNotHold => "does not hold here".into(),
+            Outcome::NotTestable => "cannot be tested here".into(),
+            Outcome::NotJudged {
+                load_centi,
+                share_percent,
+            } => format!(
+                "not judged: the machine was busy (load {:.2}, CPU share {share_percent} %)",
+                f64::from(load_centi) / 100.0
+            ),
         }
     }
 }
 
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.words())
+        f.write_str(&self.words())
     }
+}
+
+/// How to get verdicts when the machine was busy, for reports and the command line.
+pub const RERUN: &str = "Numbers taken while other work shared the CPU are not judged. Rerun the \
+    study on an idle machine: stop other jobs, check that the load average (`uptime`) is below 0.5 \
+    per hardware thread, and run the same command again.";
+
+/// The verdicts as they are, or, when `busy` says some case stayed contended, every one of them
+/// withheld as [`Outcome::NotJudged`] with the load average `load` (never a verdict from
+/// contended numbers).
+pub fn unless_busy(
+    verdicts: Vec<Verdict>,
+    busy: Option<super::measure::Busy>,
+    load: f64,
+) -> Vec<Verdict> {
+    let Some(busy) = busy else {
+        return verdicts;
+    };
+    let outcome = Outcome::NotJudged {
+        load_centi: (load.max(0.0) * 100.0).round() as u32,
+        share_percent: (busy.min_share.clamp(0.0, 1.0) * 100.0).round() as u32,
+    };
+    verdicts
+        .into_iter()
+        .map(|v| Verdict {
+            outcome,
+            why: format!(
+                "{} of {} measured cases stayed contended after a second measurement; the \
+                 figures above are shown but not judged.",
+                busy.contended, busy.cases
+            ),
+            ..v
+        })
+        .collect()
+}
+
+/// [`unless_busy`] with this thread's contention record and the current load average.
+pub fn judged(verdicts: Vec<Verdict>) -> Vec<Verdict> {
+    unless_busy(
+        verdicts,
+        super::measure::busy(),
+        load_average().unwrap_or(0.0),
+    )
+}
+
+/// The 1-minute load average from /proc/loadavg, where readable.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// One checked claim.
@@ -81,6 +149,35 @@ mod tests {
         assert_eq!(Outcome::from_count(1, 3), Outcome::Partly);
         assert_eq!(Outcome::from_count(0, 3), Outcome::DoesNotHold);
         assert_eq!(Outcome::from_count(0, 0), Outcome::NotTestable);
+    }
+
+    #[test]
+    fn a_busy_run_withholds_every_verdict() {
+        let verdicts = vec![
+            Verdict::new("A is faster", Outcome::Holds, "A: 2 MB/s, B: 1 MB/s."),
+            Verdict::new("B scales", Outcome::DoesNotHold, "B: 1x."),
+        ];
+        assert_eq!(unless_busy(verdicts.clone(), None, 9.0), verdicts);
+        let busy = crate::study::measure::Busy {
+            cases: 10,
+            contended: 3,
+            min_share: 0.415,
+        };
+        let withheld = unless_busy(verdicts, Some(busy), 3.456);
+        assert_eq!(withheld.len(), 2);
+        for v in &withheld {
+            let line = v.markdown();
+            assert!(
+                line.contains("— not judged: the machine was busy (load 3.46, CPU share 42 %)"),
+                "{line}"
+            );
+            assert!(
+                !line.contains("holds") && !line.contains("does not hold"),
+                "{line}"
+            );
+            assert!(line.contains("3 of 10"), "{line}");
+        }
+        assert_eq!(withheld[0].claim, "A is faster");
     }
 
     #[test]

@@ -21,7 +21,7 @@
 
 mod shifr_op;
 
-pub use shifr_op::{shifr_engine_op, shifr_op};
+pub use shifr_op::{shifr_engine_op, shifr_op, state_bytes};
 
 use crate::BenchError;
 use shifr::catalog::AlgInfo;

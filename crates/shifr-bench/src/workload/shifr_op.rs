@@ -21,6 +21,7 @@ use shifr::block::magma::{Gost28147, Magma, SBox};
 use shifr::block::tdes::Tdes;
 use shifr::block::{BlockCipher, KeyInit};
 use shifr::catalog::{AlgInfo, Kind, Params};
+use shifr::cpu::Backend;
 use shifr::engine::Engine;
 use shifr::mac::{omac, omac_acpkm};
 use shifr::mode::gost89::{self, KeyMeshing};
@@ -254,6 +255,99 @@ fn single_op_on(
                 None => Box::new(AeadOp::new(aead, backend, iv, dir)),
             }
         }
+    })
+}
+
+/// Bytes of key schedule and per-key tables one keyed instance of `alg` holds (the primitive's
+/// `state_bytes`: round keys, GHASH / MGM multiplier keys, inline and on the heap; static tables
+/// shared by all instances and the mode's own few blocks of chaining state are not counted), on
+/// `backend` (`None`: the one this process selects), with the name of the backend that holds it.
+/// An error when `alg` does not offer `backend` here (ChaCha20's engine is chosen per process).
+pub fn state_bytes(
+    alg: &'static AlgInfo,
+    backend: Option<Backend>,
+) -> Result<(usize, String), BenchError> {
+    let key = bench_key(alg.key_len, 0);
+    let plan = plan(alg)
+        .ok_or_else(|| BenchError::Unsupported(format!("{}: no keyed mapping", alg.name)))?;
+    let tag = alg.tag.map_or(16, |t| t.default);
+    macro_rules! keyed {
+        ($new:expr, $with:expr) => {
+            match backend {
+                Some(b) => $with(b)?,
+                None => $new?,
+            }
+        };
+    }
+    macro_rules! block {
+        ($c:expr, $mode:expr) => {{
+            let c = $c;
+            let name = c.backend().name().to_string();
+            if $mode == Mode::Mgm {
+                (Mgm::new(c, tag)?.state_bytes(), name)
+            } else {
+                (c.state_bytes(), name)
+            }
+        }};
+    }
+    let per_process = |bytes: usize, name: &str| -> Result<(usize, String), BenchError> {
+        match backend {
+            Some(b) if b.name() != name => Err(BenchError::Unsupported(format!(
+                "{}: its engine is chosen per process ({name} here)",
+                alg.name
+            ))),
+            _ => Ok((bytes, name.to_string())),
+        }
+    };
+    Ok(match plan {
+        Plan::Block(Family::Aes, mode) => {
+            block!(keyed!(Aes::new(&key), |b| Aes::with_backend(&key, b)), mode)
+        }
+        Plan::Block(Family::Tdes, mode) => {
+            block!(
+                keyed!(Tdes::new(&key), |b| Tdes::with_backend(&key, b)),
+                mode
+            )
+        }
+        Plan::Block(Family::Magma, mode) => block!(
+            keyed!(Magma::new(&key), |b| Magma::with_backend(
+                &key,
+                SBox::Tc26Z,
+                b
+            )),
+            mode
+        ),
+        Plan::Block(Family::Kuznyechik, mode) => block!(
+            keyed!(Kuznyechik::new(&key), |b| Kuznyechik::with_backend(&key, b)),
+            mode
+        ),
+        Plan::Block(Family::Gost28147(sbox), mode) => block!(
+            keyed!(Gost28147::new(&key, sbox), |b| Gost28147::with_backend(
+                &key, sbox, b
+            )),
+            mode
+        ),
+        Plan::Gcm => {
+            let gcm = keyed!(AesGcm::new(&key, 16), |b| AesGcm::with_backend(&key, 16, b));
+            (gcm.state_bytes(), gcm.backend().name().to_string())
+        }
+        Plan::ChaCha20 | Plan::XChaCha20 => {
+            let c = ChaCha20::new(&key, &[0u8; 12], 0)?;
+            let bytes = if plan == Plan::ChaCha20 {
+                core::mem::size_of::<ChaCha20>()
+            } else {
+                core::mem::size_of::<XChaCha20>()
+            };
+            per_process(bytes, c.implementation())?
+        }
+        Plan::ChaCha20Poly1305 => per_process(
+            core::mem::size_of::<ChaCha20Poly1305>(),
+            alg.implementation(),
+        )?,
+        Plan::XChaCha20Poly1305 => per_process(
+            core::mem::size_of::<XChaCha20Poly1305>(),
+            alg.implementation(),
+        )?,
     })
 }
 
@@ -998,6 +1092,27 @@ mod tests {
         let mut w = Workload::new(catalog::lookup("aes-128-cbc").unwrap(), len);
         w.threads = 2;
         assert!(shifr_engine_op(&w).unwrap().is_none());
+    }
+
+    #[test]
+    fn every_algorithm_reports_its_key_state() {
+        for alg in catalog::all() {
+            let (bytes, backend) = state_bytes(alg, None).unwrap();
+            assert!(bytes >= alg.key_len.min(16), "{}: {bytes} bytes", alg.name);
+            assert!(!backend.is_empty());
+        }
+        let gcm = catalog::lookup("aes-128-gcm").unwrap();
+        let ecb = catalog::lookup("aes-128-ecb").unwrap();
+        let (g, _) = state_bytes(gcm, Some(Backend::Portable)).unwrap();
+        let (e, name) = state_bytes(ecb, Some(Backend::Portable)).unwrap();
+        assert_eq!(name, "portable");
+        assert!(
+            g > e,
+            "GCM holds the AES schedule and the GHASH key: {g} vs {e}"
+        );
+        let mgm = catalog::lookup("kuznyechik-mgm").unwrap();
+        let kuz = catalog::lookup("kuznyechik-ecb").unwrap();
+        assert!(state_bytes(mgm, None).unwrap().0 > state_bytes(kuz, None).unwrap().0);
     }
 
     #[test]

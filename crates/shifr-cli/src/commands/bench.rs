@@ -1,6 +1,8 @@
 //! `shifr bench`: measures every algorithm (or the chosen ones) at several message sizes, beside
-//! OpenSSL, OpenSSL's GOST engine and RustCrypto, and prints a table, JSON, CSV or charts. The
-//! measuring is done by the shifr-bench crate; this file turns options into workloads and output.
+//! OpenSSL, OpenSSL's GOST engine, AWS-LC, ring and RustCrypto, and answers which AEAD to use on
+//! this machine (shifr_bench::summary); the full table with --full, JSON, CSV or charts on request.
+//! The measuring is done by the shifr-bench crate; this file turns options into workloads and
+//! output.
 
 use crate::cli::BenchArgs;
 use anyhow::{anyhow, bail, Context, Result};
@@ -9,13 +11,14 @@ use shifr::cpu::Backend;
 use shifr_bench::peers;
 use shifr_bench::report;
 use shifr_bench::run::{Config, Runner};
-use shifr_bench::{sizes, Row, Workload};
+use shifr_bench::{sizes, summary, Row, Workload};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-/// Measured seconds per row by default, and with --quick.
-const SECONDS: f64 = 0.12;
-const QUICK_SECONDS: f64 = 0.04;
+/// Measured seconds per row by default, and with --quick: the default run of every algorithm at
+/// the default sizes stays under a minute.
+const SECONDS: f64 = 0.06;
+const QUICK_SECONDS: f64 = 0.03;
 /// Most independent streams per message.
 const MAX_STREAMS: usize = 1 << 16;
 
@@ -55,10 +58,23 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         seconds,
         samples: if args.quick { 3 } else { 5 },
         peers: chosen,
+        resample: true,
     };
     let mut runner = Runner::new(config);
 
-    let total = algs.len() * sizes.len() * threads.len();
+    // The no-AES rows of the summary: shifr's AES AEADs on the software backend at the summary's
+    // size, when those were asked for and no backend is forced.
+    let no_aes: Vec<&'static AlgInfo> = if backend.is_none() && threads.contains(&1) {
+        let size = summary::USES.iter().find(|u| u.no_aes).map(|u| u.bytes);
+        algs.iter()
+            .copied()
+            .filter(|a| summary::no_aes_algorithms().any(|n| n == a.name))
+            .filter(|_| size.is_some_and(|b| sizes.contains(&b)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let total = algs.len() * sizes.len() * threads.len() + no_aes.len();
     let progress = std::io::stderr().is_terminal();
     let mut rows: Vec<Row> = Vec::new();
     let mut done = 0;
@@ -97,8 +113,32 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             }
         }
     }
+    for alg in no_aes {
+        done += 1;
+        if progress {
+            eprint!(
+                "\r\x1b[K[{done}/{total}] {} without AES instructions",
+                alg.name
+            );
+        }
+        match measure_no_aes(&mut runner, alg, args.streams) {
+            Ok(r) => rows.extend(r),
+            Err(e) => notes.push(format!(
+                "{} without AES instructions: not measured: {e}",
+                alg.name
+            )),
+        }
+    }
     if progress {
         eprint!("\r\x1b[K");
+    }
+    let machine = machine_name(args.machine.as_deref())?;
+    let cpu = shifr_bench::study::cpu_model();
+    let backends = shifr_bench::study::supported_backends();
+    for r in &mut rows {
+        r.machine = Some(machine.clone());
+        r.cpu = Some(cpu.clone());
+        r.cpu_backends = Some(backends.clone());
     }
 
     if let Some(path) = &args.csv {
@@ -116,6 +156,31 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             eprintln!("shifr: note: {n}");
         }
     } else {
+        let answers = summary::answers(&rows);
+        if answers.iter().any(|a| a.pick.is_some()) {
+            out.write_all(summary::render(&answers).as_bytes())?;
+            writeln!(out)?;
+        }
+        if let Some(busy) = report::table::busy_note(&rows) {
+            writeln!(out, "{busy}")?;
+            writeln!(out)?;
+        }
+        if !args.full {
+            writeln!(
+                out,
+                "{} rows measured ({machine}: {cpu}); the full table: shifr bench --full (or --json, --csv FILE).",
+                rows.len()
+            )?;
+            if !notes.is_empty() {
+                writeln!(
+                    out,
+                    "{} notes on rows that could not be measured: see --full.",
+                    notes.len()
+                )?;
+            }
+            debug_warning();
+            return Ok(ExitCode::SUCCESS);
+        }
         out.write_all(report::table::render(&rows).as_bytes())?;
         writeln!(out)?;
         writeln!(
@@ -134,12 +199,59 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             writeln!(out, "note: {n}")?;
         }
     }
+    debug_warning();
+    Ok(ExitCode::SUCCESS)
+}
+
+fn debug_warning() {
     if cfg!(debug_assertions) {
         crate::report::warning(
             "this shifr is a debug build: its numbers say nothing about speed (use --release)",
         );
     }
-    Ok(ExitCode::SUCCESS)
+}
+
+/// shifr alone on `alg` with the software AES backend, as a processor without AES instructions
+/// runs it; the rows carry the scenario [`summary::NO_AES`].
+fn measure_no_aes(runner: &mut Runner, alg: &'static AlgInfo, streams: usize) -> Result<Vec<Row>> {
+    let bytes = summary::USES
+        .iter()
+        .find(|u| u.no_aes)
+        .map_or(16 * 1024, |u| u.bytes);
+    let w = Workload {
+        streams,
+        backend: Some(Backend::Portable),
+        ..Workload::new(alg, bytes)
+    };
+    let op = shifr_bench::workload::shifr_op(&w)?;
+    let mut rows = runner.measure_ops(&w, vec![("shifr".to_string(), vec![op])])?;
+    for r in &mut rows {
+        if r.backend != Backend::Portable.name() {
+            bail!(
+                "{} ran on {}, not on the software backend",
+                alg.name,
+                r.backend
+            );
+        }
+        r.scenario = Some(summary::NO_AES.to_string());
+    }
+    Ok(rows)
+}
+
+/// `--machine NAME`, or the host name, for merged reports.
+fn machine_name(given: Option<&str>) -> Result<String> {
+    if let Some(name) = given {
+        let name = name.trim();
+        if name.is_empty() || name.contains(['\n', '\r']) {
+            bail!("--machine needs a name on one line");
+        }
+        return Ok(name.to_string());
+    }
+    Ok(std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "this machine".to_string()))
 }
 
 /// Whether the GPU bench was asked for: `--backend gpu`, or `SHIFR_BACKEND=gpu` without `--backend`.

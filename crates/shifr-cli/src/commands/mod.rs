@@ -6,6 +6,7 @@ mod bench_gpu;
 mod cipher;
 mod kat;
 mod list;
+mod report;
 // The container commands.
 mod decrypt;
 mod dump;
@@ -26,7 +27,7 @@ use std::process::ExitCode;
 /// Runs a parsed command; the exit code on success, an error (reported by `main`) otherwise.
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
-        Command::List => list::run(),
+        Command::List(args) => list::run(&args),
         Command::Kat(args) => kat::run(&args),
         Command::Cipher(args) => cipher::run(&args),
         // The container commands report their own errors, with distinct exit codes.
@@ -38,5 +39,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Keygen(args) => exit_status::finish(keygen::run(&args)),
         Command::Bench(args) => bench::run(&args),
         Command::Study(args) => study::run(&args),
+        Command::Report(cmd) => report::run(&cmd),
     }
 }

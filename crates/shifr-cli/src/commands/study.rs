@@ -90,6 +90,13 @@ pub fn run(args: &StudyArgs) -> Result<ExitCode> {
     for v in &outcome.verdicts {
         println!("{}: {}", v.claim, v.outcome);
     }
+    if outcome
+        .verdicts
+        .iter()
+        .any(|v| matches!(v.outcome, study::verdict::Outcome::NotJudged { .. }))
+    {
+        println!("{}", study::verdict::RERUN);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

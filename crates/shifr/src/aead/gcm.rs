@@ -67,6 +67,20 @@ pub struct AesGcm {
 }
 
 impl AesGcm {
+    /// Bytes this keyed instance holds: the AES key schedule, the GHASH key and, on VAES-512, the
+    /// table of H powers (see [`BlockCipher::state_bytes`]).
+    pub fn state_bytes(&self) -> usize {
+        let own = core::mem::size_of::<AesGcm>() - core::mem::size_of::<Aes>();
+        #[cfg(target_arch = "x86_64")]
+        let stitch = self
+            .stitch
+            .as_ref()
+            .map_or(0, |s| core::mem::size_of_val(&**s));
+        #[cfg(not(target_arch = "x86_64"))]
+        let stitch = 0;
+        own + self.aes.state_bytes() + stitch
+    }
+
     /// AES-GCM with the best backend for this CPU; `key` of 16, 24 or 32 bytes, `tag_len` 12..=16.
     pub fn new(key: &[u8], tag_len: usize) -> Result<AesGcm> {
         Self::check_tag_len(tag_len)?;

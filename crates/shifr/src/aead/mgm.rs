@@ -61,6 +61,12 @@ fn store(x: u128, out: &mut [u8]) {
 }
 
 impl<C: BlockCipher> Mgm<C> {
+    /// Bytes this keyed instance holds: the cipher's key schedule and the multiplier's state (see
+    /// [`BlockCipher::state_bytes`]).
+    pub fn state_bytes(&self) -> usize {
+        core::mem::size_of::<Self>() - core::mem::size_of::<C>() + self.cipher.state_bytes()
+    }
+
     /// MGM with `tag_len` bytes of tag (`4..=n`); the cipher must have 8- or 16-byte blocks.
     pub fn new(cipher: C, tag_len: usize) -> Result<Self> {
         let n = cipher.block_size();

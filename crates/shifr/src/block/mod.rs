@@ -29,6 +29,13 @@ pub trait BlockCipher: Send + Sync {
         None
     }
 
+    /// Bytes this keyed instance holds: its round keys and any per-key tables, inline and on the
+    /// heap. Tables shared by every instance (static S-box or lookup tables) are not counted. The
+    /// default is the instance's own size, right for a cipher that keeps everything inline.
+    fn state_bytes(&self) -> usize {
+        core::mem::size_of_val(self)
+    }
+
     /// Counter mode in one fused pass where the backend has one: XORs the key stream
     /// `E(counter) || E(counter + 1) || ...` (the whole block a big-endian counter, SP 800-38A)
     /// into all of `data`, advances `counter` by `ceil(data.len() / block_size())` and returns

@@ -277,6 +277,20 @@ impl BlockCipher for Aes {
         16
     }
 
+    /// The instance plus its boxed backend key schedule.
+    fn state_bytes(&self) -> usize {
+        let engine = match &self.engine {
+            Engine::Portable(e) => core::mem::size_of_val(&**e),
+            #[cfg(target_arch = "x86_64")]
+            Engine::AesNi(e) => core::mem::size_of_val(&**e),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(e) => core::mem::size_of_val(&**e),
+            #[cfg(target_arch = "aarch64")]
+            Engine::ArmCrypto(e) => core::mem::size_of_val(&**e),
+        };
+        core::mem::size_of::<Aes>() + engine
+    }
+
     #[inline]
     fn zero_block_image(&self) -> Option<&[u8]> {
         Some(&self.zero_image[..])
@@ -411,6 +425,21 @@ impl fmt::Debug for Aes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The state counts the boxed key schedule of whichever backend runs, and no less for a
+    /// 256-bit key than for a 128-bit one.
+    #[test]
+    fn state_bytes_count_the_boxed_schedule() {
+        let a128 = Aes::with_backend(&[1u8; 16], Backend::Portable).unwrap();
+        let a256 = Aes::with_backend(&[1u8; 32], Backend::Portable).unwrap();
+        assert!(a128.state_bytes() > core::mem::size_of::<Aes>());
+        assert!(a256.state_bytes() >= a128.state_bytes());
+        for b in Backend::ALL {
+            if let Ok(a) = Aes::with_backend(&[1u8; 16], *b) {
+                assert!(a.state_bytes() > core::mem::size_of::<Aes>(), "{b:?}");
+            }
+        }
+    }
 
     /// FIPS 197 Appendix C.1-C.3 (records aes*-block-fips197-c.* of /work/shared/vectors/std.txt).
     const FIPS197_C: [(&str, &str); 3] = [

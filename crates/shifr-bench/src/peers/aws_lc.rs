@@ -1,0 +1,165 @@
+//! AWS-LC (Amazon's fork of BoringSSL, rustls' default provider) through `aws-lc-rs`, keyed once:
+//!
+//! - AEADs (AES-128/192/256-GCM, ChaCha20-Poly1305) through `LessSafeKey::seal_in_place_separate_tag`,
+//!   one whole message (nonce, the 13-byte AAD, encryption, tag) per call;
+//! - the unauthenticated AES modes aws-lc-rs exposes (`cipher::EncryptingKey`: CTR, CBC without
+//!   padding, CFB128 and ECB, 128/192/256-bit keys) through `less_safe_encrypt`, in place, each
+//!   message from the stream's IV (the timing does not depend on where the chain starts).
+
+use crate::workload::{bench_aad, bench_iv, bench_key, Op};
+use crate::BenchError;
+use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey};
+use aws_lc_rs::cipher::{EncryptingKey, EncryptionContext, UnboundCipherKey};
+use aws_lc_rs::iv::FixedLength;
+use shifr::catalog::AlgInfo;
+
+/// aws-lc-rs's AEAD for a catalogue name.
+fn aead_algorithm(name: &str) -> Option<&'static aead::Algorithm> {
+    match name {
+        "aes-128-gcm" => Some(&aead::AES_128_GCM),
+        "aes-192-gcm" => Some(&aead::AES_192_GCM),
+        "aes-256-gcm" => Some(&aead::AES_256_GCM),
+        "chacha20-poly1305" => Some(&aead::CHACHA20_POLY1305),
+        _ => None,
+    }
+}
+
+/// The unauthenticated AES modes aws-lc-rs exposes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Ecb,
+    Cbc,
+    Cfb128,
+    Ctr,
+}
+
+/// aws-lc-rs's cipher and mode for a catalogue name.
+fn cipher_algorithm(name: &str) -> Option<(&'static aws_lc_rs::cipher::Algorithm, Mode)> {
+    let rest = name.strip_prefix("aes-")?;
+    let (bits, mode) = rest.split_once('-')?;
+    let cipher = match bits {
+        "128" => &aws_lc_rs::cipher::AES_128,
+        "192" => &aws_lc_rs::cipher::AES_192,
+        "256" => &aws_lc_rs::cipher::AES_256,
+        _ => return None,
+    };
+    let mode = match mode {
+        "ecb" => Mode::Ecb,
+        "cbc" => Mode::Cbc,
+        "cfb" => Mode::Cfb128,
+        "ctr" => Mode::Ctr,
+        _ => return None,
+    };
+    Some((cipher, mode))
+}
+
+/// Whether aws-lc-rs offers `alg`.
+pub fn offers(alg: &AlgInfo) -> bool {
+    aead_algorithm(alg.name).is_some() || cipher_algorithm(alg.name).is_some()
+}
+
+/// The AWS-LC op for stream `stream` of `alg`, or why there is none.
+pub fn op(alg: &AlgInfo, stream: usize) -> Result<Box<dyn Op>, String> {
+    if aead_algorithm(alg.name).is_some() {
+        return Ok(Box::new(Seal::new(alg, stream)?));
+    }
+    Ok(Box::new(Encrypt::new(alg, stream)?))
+}
+
+/// A keyed AWS-LC AEAD sealing one whole message per call.
+pub(crate) struct Seal {
+    key: LessSafeKey,
+    nonce: [u8; aead::NONCE_LEN],
+}
+
+impl Seal {
+    pub(crate) fn new(alg: &AlgInfo, stream: usize) -> Result<Seal, String> {
+        let a = aead_algorithm(alg.name).ok_or_else(|| format!("aws-lc-rs has no {}", alg.name))?;
+        let key = UnboundKey::new(a, &bench_key(alg.key_len, stream))
+            .map_err(|_| format!("aws-lc-rs refused the {} key", alg.name))?;
+        let nonce = bench_iv(alg.iv.default_len(), stream)
+            .try_into()
+            .map_err(|_| {
+                format!(
+                    "{}: aws-lc-rs takes {}-byte nonces only",
+                    alg.name,
+                    aead::NONCE_LEN
+                )
+            })?;
+        Ok(Seal {
+            key: LessSafeKey::new(key),
+            nonce,
+        })
+    }
+
+    /// Encrypts `buf` in place and returns the tag.
+    pub(crate) fn seal(&self, buf: &mut [u8]) -> Result<aead::Tag, BenchError> {
+        self.key
+            .seal_in_place_separate_tag(
+                Nonce::assume_unique_for_key(self.nonce),
+                Aad::from(bench_aad()),
+                buf,
+            )
+            .map_err(|_| BenchError::Unsupported("aws-lc-rs refused the message".into()))
+    }
+}
+
+impl Op for Seal {
+    fn run(&mut self, buf: &mut [u8]) -> Result<(), BenchError> {
+        let _tag = std::hint::black_box(self.seal(buf)?);
+        Ok(())
+    }
+
+    fn backend(&self) -> String {
+        "aws-lc-rs 1".into()
+    }
+}
+
+/// A keyed AWS-LC AES mode encrypting each message in place.
+pub(crate) struct Encrypt {
+    key: EncryptingKey,
+    iv: Option<[u8; 16]>,
+}
+
+impl Encrypt {
+    pub(crate) fn new(alg: &AlgInfo, stream: usize) -> Result<Encrypt, String> {
+        let (cipher, mode) =
+            cipher_algorithm(alg.name).ok_or_else(|| format!("aws-lc-rs has no {}", alg.name))?;
+        let refused = |_| format!("aws-lc-rs refused the {} key", alg.name);
+        let key =
+            UnboundCipherKey::new(cipher, &bench_key(alg.key_len, stream)).map_err(refused)?;
+        let key = match mode {
+            Mode::Ecb => EncryptingKey::ecb(key),
+            Mode::Cbc => EncryptingKey::cbc(key),
+            Mode::Cfb128 => EncryptingKey::cfb128(key),
+            Mode::Ctr => EncryptingKey::ctr(key),
+        }
+        .map_err(refused)?;
+        let iv = match mode {
+            Mode::Ecb => None,
+            _ => Some(
+                bench_iv(alg.iv.default_len(), stream)
+                    .try_into()
+                    .map_err(|_| format!("{}: aws-lc-rs takes 16-byte IVs", alg.name))?,
+            ),
+        };
+        Ok(Encrypt { key, iv })
+    }
+}
+
+impl Op for Encrypt {
+    fn run(&mut self, buf: &mut [u8]) -> Result<(), BenchError> {
+        let context = match self.iv {
+            Some(iv) => EncryptionContext::Iv128(FixedLength::from(iv)),
+            None => EncryptionContext::None,
+        };
+        self.key
+            .less_safe_encrypt(buf, context)
+            .map_err(|_| BenchError::Unsupported("aws-lc-rs refused the message".into()))?;
+        Ok(())
+    }
+
+    fn backend(&self) -> String {
+        "aws-lc-rs 1".into()
+    }
+}
