@@ -2,7 +2,7 @@
 # The Python package's tests (python/README section of README.md): builds the `shifr` CLI if it is
 # missing (the tests run it for cross-compatibility), makes a virtual environment under
 # target/python-venv with maturin, pytest and dask[distributed], installs ./python[dask] into it
-# (a release build of the extension through maturin), and runs pytest over python/tests.
+# (a dev-profile build of the extension through maturin), and runs pytest over python/tests.
 # Idempotent: a second run reuses the environment and the incremental build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,9 +43,16 @@ if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check "maturin>=
     exit 0
   fi
 fi
+# The extension crate is a workspace of its own (python/Cargo.toml), outside the root's fmt and clippy.
+cargo fmt --manifest-path python/Cargo.toml -- --check
+cargo clippy --quiet --manifest-path python/Cargo.toml --all-targets -- -D warnings
 # maturin's build backend runs the `maturin` command: the environment's bin comes first on PATH.
 export PATH="$venv/bin:$PATH"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation "./python[dask]"
+# The test build uses the package's dev profile (opt-level 1, no debug info): a release build of the
+# extension and the bench crate's peers costs several more minutes on a fresh two-core machine.
+# `pip install ./python` without this variable builds the release profile.
+MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile dev}" \
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation "./python[dask]"
 # From the repository root with the pytest script (not `python -m pytest`, which puts the working
 # directory on sys.path): `import shifr` must find the installed package, not python/shifr.
 cd "$root"

@@ -90,6 +90,10 @@ else
   echo "test.sh: no vector directory at $vectors (set SHIFR_VECTORS); KAT step not run" >&2
   exit 1
 fi
+# The Python package (python/, PyO3 + maturin) and its Dask support: built into a virtual environment
+# under target/, pytest over the API, the CLI round trips and a two-worker LocalCluster.
+phase "Python package and Dask (scripts/python-test.sh)"
+scripts/python-test.sh
 # Every CUDA kernel compiled for sm_90 by NVRTC from its Python wheel (no GPU needed), and ptxas's
 # register / spill report of each (scripts/nvrtc-check.sh). SHIFR_NVRTC=0 skips it for quick local runs.
 if [ "${SHIFR_NVRTC:-1}" != 0 ]; then

@@ -44,6 +44,7 @@ pub fn bench_json(
             seconds,
             samples: 5,
             peers: chosen,
+            resample: true,
         });
         let mut rows = Vec::new();
         for alg in algs {

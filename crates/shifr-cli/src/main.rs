@@ -10,7 +10,6 @@ mod features;
 mod keyfile;
 mod report;
 // The container commands' helpers.
-mod atomic_output;
 #[cfg(target_os = "linux")]
 mod block_device;
 mod container_args;
@@ -25,8 +24,6 @@ mod progress;
 mod random;
 mod secret_file;
 mod secret_source;
-#[cfg(target_os = "linux")]
-mod unnamed_file;
 
 use std::process::ExitCode;
 

@@ -12,8 +12,8 @@
 //! Binary output is not sent to a terminal unless the user named it (`-o -`, `-o /dev/tty`): an
 //! implicit stdout that is a terminal is refused, for encrypted and decrypted data alike.
 
-use crate::atomic_output::AtomicOutput;
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use shifr_files::{AtomicOutput, OutputError};
 use std::fs::{File, OpenOptions};
 use std::io::{IsTerminal, Write};
 use std::os::unix::fs::FileTypeExt;
@@ -88,7 +88,13 @@ impl OutputTarget {
             Some(t) if !t.is_file() => {
                 bail!("{name} is not a regular file, FIFO or character device; not written")
             }
-            _ => Ok(OutputTarget::File(AtomicOutput::create(path, force)?)),
+            _ => match AtomicOutput::create(path, force) {
+                Ok(out) => Ok(OutputTarget::File(out)),
+                Err(OutputError::Exists(_)) => {
+                    Err(anyhow!("{name} exists (use --force to replace it)"))
+                }
+                Err(e) => Err(e.into()),
+            },
         }
     }
 
@@ -118,7 +124,13 @@ impl OutputTarget {
             OutputTarget::Stream { mut file, name } => {
                 file.flush().with_context(|| format!("cannot write {name}"))
             }
-            OutputTarget::File(out) => out.commit(),
+            OutputTarget::File(out) => match out.commit() {
+                Err(OutputError::AppearedWhileWriting(p)) => Err(anyhow!(
+                    "{} appeared while writing; not replaced (use --force)",
+                    p.display()
+                )),
+                other => Ok(other?),
+            },
         }
     }
 }

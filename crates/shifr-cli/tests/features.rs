@@ -66,10 +66,11 @@ fn bench_implementations(extra: &[&str]) -> Vec<String> {
 #[test]
 fn peers_none_and_the_default_peers_work_in_every_build() {
     assert_eq!(bench_implementations(&["--peers", "none"]), ["shifr"]);
-    // The default is every peer this build has: RustCrypto always, OpenSSL with `peers`.
+    // The default is every peer this build has: RustCrypto always, OpenSSL and AWS-LC (which offers
+    // AES-CTR; ring does not) with `peers`.
     let mut want = vec!["rustcrypto", "shifr"];
     if cfg!(feature = "peers") {
-        want.insert(0, "openssl");
+        want.splice(0..0, ["aws-lc", "openssl"]);
     }
     assert_eq!(bench_implementations(&[]), want);
 }

@@ -1,4 +1,4 @@
-//! The Linux system calls behind [`crate::atomic_output`]: an unnamed file in a directory
+//! The Linux system calls behind [`crate::AtomicOutput`]: an unnamed file in a directory
 //! (`O_TMPFILE`), linking it to a name once complete (`linkat` through `/proc/self/fd`), and a rename
 //! that never replaces an existing name (`renameat2` with `RENAME_NOREPLACE`). An unnamed file has no
 //! directory entry, so a process killed at any moment (even by SIGKILL) leaves nothing behind: the

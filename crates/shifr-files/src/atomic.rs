@@ -6,8 +6,9 @@
 //! an existing name); with `--force` it is linked to a hidden temporary name and renamed over the final
 //! name, so only a kill between those two system calls could leave a `.shifr-tmp-*` file. A replaced
 //! file's permission bits (and, where the process may set them, its owner and group) carry over to the
-//! new one. Only regular files are ever replaced: [`crate::output_target`] sends FIFOs and devices
-//! elsewhere, and [`AtomicOutput::create`] refuses any other existing non-regular file.
+//! new one. Only regular files (and links, which are replaced as `mv` would) are ever replaced:
+//! [`AtomicOutput::create`] refuses any other existing non-regular file, `force` or not; a caller that
+//! streams into FIFOs and devices sends them elsewhere before.
 //!
 //! The temporary name has a fixed length (`.shifr-tmp-` and 12 random hex digits), whatever the final
 //! name's: an output name up to the file system's limit never fails at the very end for want of room.
@@ -19,7 +20,7 @@
 //! temporary file behind, never a partial file under the final name. Either way the directory is
 //! fsynced after the rename, and dropped without [`AtomicOutput::commit`] nothing stays behind.
 
-use anyhow::{bail, Context, Result};
+use crate::{io_error, OutputError, Result};
 use std::ffi::{OsStr, OsString};
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
@@ -49,24 +50,25 @@ pub struct AtomicOutput {
 impl AtomicOutput {
     /// Creates the staging file for `target`; fails if `target` exists and `force` is not set.
     pub fn create(target: &Path, force: bool) -> Result<AtomicOutput> {
-        let shown = target.display();
+        let owned = || target.to_path_buf();
         let mut replaced = None;
         match std::fs::symlink_metadata(target) {
-            Ok(m) if m.is_dir() => bail!("{shown} is a directory"),
-            Ok(_) if !force => bail!("{shown} exists (use --force to replace it)"),
+            Ok(m) if m.is_dir() => return Err(OutputError::IsDirectory(owned())),
+            Ok(m) if !(m.is_file() || m.file_type().is_symlink()) => {
+                return Err(OutputError::NotRegular(owned()))
+            }
+            Ok(_) if !force => return Err(OutputError::Exists(owned())),
             Ok(m) if m.is_file() => replaced = Some((m.mode() & 0o7777, m.uid(), m.gid())),
             // A link (to a regular file, or dangling) is replaced by the new file, as `mv` would.
-            Ok(m) if m.file_type().is_symlink() => {}
-            Ok(_) => bail!("{shown} is not a regular file; --force replaces only regular files"),
-            Err(_) => {}
+            Ok(_) | Err(_) => {}
         }
         let name = target
             .file_name()
-            .with_context(|| format!("{shown} does not name a file"))?
+            .ok_or_else(|| OutputError::NoFileName(owned()))?
             .to_os_string();
         let dir = parent_dir(target);
-        let cannot = || format!("cannot create a temporary file in {}", dir.display());
-        let (file, staging) = match unnamed(dir).with_context(cannot)? {
+        let cannot = "cannot create a temporary file in";
+        let (file, staging) = match unnamed(dir).map_err(io_error(cannot, dir))? {
             Some(file) => (file, Staging::Unnamed),
             None => {
                 let temp = temp_name(dir)?;
@@ -75,7 +77,7 @@ impl AtomicOutput {
                     .create_new(true)
                     .mode(0o600)
                     .open(&temp)
-                    .with_context(cannot)?;
+                    .map_err(io_error(cannot, dir))?;
                 (file, Staging::Named(temp))
             }
         };
@@ -101,60 +103,58 @@ impl AtomicOutput {
     }
 
     /// Whether the data is in an unnamed (`O_TMPFILE`) file, which a killed process cannot leave behind.
-    #[cfg(test)]
     pub fn is_unnamed(&self) -> bool {
         matches!(self.staging, Staging::Unnamed)
     }
 
     /// Flushes the data to disk and puts it under the final name.
     pub fn commit(mut self) -> Result<()> {
-        let shown = self.target.display().to_string();
+        let target = self.target.clone();
         if let Some((mode, uid, gid)) = self.replaced {
             // Owner first: changing it may clear set-id bits, which the mode then restores. Only a
             // privileged process may give a file away; anyone else keeps the new file as their own.
             let _ = std::os::unix::fs::fchown(&self.file, Some(uid), Some(gid));
             self.file
                 .set_permissions(std::fs::Permissions::from_mode(mode))
-                .with_context(|| format!("cannot set the permissions of {shown}"))?;
+                .map_err(io_error("cannot set the permissions of", &target))?;
         }
         self.file
             .sync_all()
-            .with_context(|| format!("cannot write {shown}: fsync failed"))?;
+            .map_err(io_error("cannot write (fsync failed)", &target))?;
         let dir_path = parent_dir(&self.target).to_path_buf();
-        let dir = File::open(&dir_path)
-            .with_context(|| format!("cannot open the directory of {shown}"))?;
-        let exists =
-            || anyhow::anyhow!("{shown} appeared while writing; not replaced (use --force)");
+        let dir =
+            File::open(&dir_path).map_err(io_error("cannot open the directory", &dir_path))?;
+        let exists = || OutputError::AppearedWhileWriting(target.clone());
         match &self.staging {
             Staging::Unnamed => {
                 if self.force {
                     let temp = temp_name(&dir_path)?;
                     link_unnamed(&self.file, &dir, temp.file_name().unwrap_or_default())
-                        .with_context(|| format!("cannot create {shown}"))?;
+                        .map_err(io_error("cannot create", &target))?;
                     // Moving the new name over the target is the only non-atomic step left: only a kill
                     // between these two calls can leave the temporary name.
                     if let Err(e) = std::fs::rename(&temp, &self.target) {
                         let _ = std::fs::remove_file(&temp);
-                        return Err(e).with_context(|| format!("cannot replace {shown}"));
+                        return Err(io_error("cannot replace", &target)(e));
                     }
                 } else {
                     match link_unnamed(&self.file, &dir, &self.name) {
                         Ok(()) => {}
                         Err(e) if e.kind() == ErrorKind::AlreadyExists => return Err(exists()),
-                        Err(e) => return Err(e).with_context(|| format!("cannot create {shown}")),
+                        Err(e) => return Err(io_error("cannot create", &target)(e)),
                     }
                 }
             }
             Staging::Named(temp) => {
                 if self.force {
                     std::fs::rename(temp, &self.target)
-                        .with_context(|| format!("cannot rename the temporary file to {shown}"))?;
+                        .map_err(io_error("cannot rename the temporary file to", &target))?;
                 } else {
                     let temp_leaf = temp.file_name().unwrap_or_default();
                     match rename_no_replace(&dir, temp, temp_leaf, &self.target, &self.name) {
                         Ok(()) => {}
                         Err(e) if e.kind() == ErrorKind::AlreadyExists => return Err(exists()),
-                        Err(e) => return Err(e).with_context(|| format!("cannot create {shown}")),
+                        Err(e) => return Err(io_error("cannot create", &target)(e)),
                     }
                 }
             }
@@ -162,7 +162,7 @@ impl AtomicOutput {
         self.committed = true;
         // The new name is durable only once the directory entry is on disk.
         dir.sync_all()
-            .with_context(|| format!("cannot fsync the directory of {shown}"))?;
+            .map_err(io_error("cannot fsync the directory of", &target))?;
         Ok(())
     }
 }
@@ -179,13 +179,18 @@ impl Drop for AtomicOutput {
 
 /// A hidden, random name beside the target, of a fixed short length whatever the target's name.
 fn temp_name(dir: &Path) -> Result<PathBuf> {
-    let tag = hex::encode(crate::random::bytes::<6>()?);
-    Ok(dir.join(format!(".shifr-tmp-{tag}")))
+    let mut tag = [0u8; 6];
+    getrandom::getrandom(&mut tag).map_err(|e| OutputError::Io {
+        what: "the system random generator failed for a temporary name in",
+        path: dir.to_path_buf(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    Ok(dir.join(format!(".shifr-tmp-{}", hex::encode(tag))))
 }
 
 #[cfg(target_os = "linux")]
 fn unnamed(dir: &Path) -> std::io::Result<Option<File>> {
-    crate::unnamed_file::create_in(dir)
+    crate::unnamed::create_in(dir)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -195,7 +200,7 @@ fn unnamed(_dir: &Path) -> std::io::Result<Option<File>> {
 
 #[cfg(target_os = "linux")]
 fn link_unnamed(file: &File, dir: &File, name: &OsStr) -> std::io::Result<()> {
-    crate::unnamed_file::link_to(file, dir, name)
+    crate::unnamed::link_to(file, dir, name)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -214,7 +219,7 @@ fn rename_no_replace(
     target_leaf: &OsStr,
 ) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
-    if crate::unnamed_file::rename_no_replace(dir, temp_leaf, target_leaf)?.is_ok() {
+    if crate::unnamed::rename_no_replace(dir, temp_leaf, target_leaf)?.is_ok() {
         return Ok(());
     }
     let _ = (dir, temp_leaf, target_leaf);
@@ -238,7 +243,10 @@ mod tests {
         let tag = format!(
             "{tag}-{}-{}",
             std::process::id(),
-            hex::encode(crate::random::bytes::<4>().unwrap())
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .subsec_nanos()
         );
         let dir = std::env::temp_dir().join(format!("shifr-atomic-{tag}"));
         std::fs::create_dir_all(&dir).unwrap();
@@ -310,6 +318,40 @@ mod tests {
         let err = rename_no_replace(&d, &temp, leaf, &target, OsStr::new("out")).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::AlreadyExists);
         assert_eq!(std::fs::read(&target).unwrap(), b"one");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn only_regular_files_are_replaced_and_keep_their_mode() {
+        let dir = scratch("kinds");
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for force in [false, true] {
+            let e = AtomicOutput::create(&fifo, force)
+                .err()
+                .expect("a FIFO is never replaced");
+            assert!(matches!(e, OutputError::NotRegular(_)), "{e}");
+        }
+        assert!(std::fs::metadata(&dir).unwrap().is_dir());
+        assert!(matches!(
+            AtomicOutput::create(&dir, true).err(),
+            Some(OutputError::IsDirectory(_))
+        ));
+        let file = dir.join("file");
+        std::fs::write(&file, b"old").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        assert!(matches!(
+            AtomicOutput::create(&file, false).err(),
+            Some(OutputError::Exists(_))
+        ));
+        let mut out = AtomicOutput::create(&file, true).unwrap();
+        out.file().write_all(b"new").unwrap();
+        out.commit().unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"new");
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
