@@ -117,24 +117,6 @@ pub struct Row {
     pub mb_s_max: f64,
     /// Process CPU % during the runs.
     pub cpu_percent: f64,
-    /// Share of the wall time the process was on a CPU, 0..1 (carried from child runs so that the
-    /// parent withholds its verdicts when a child measured on a busy machine).
-    #[serde(default = "one")]
-    pub cpu_share: f64,
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-/// Counts the child rows measured with too low a CPU share in this process's busy record.
-fn note_child_contention(rows: &[Row]) {
-    for r in rows
-        .iter()
-        .filter(|r| r.cpu_share < crate::run::MIN_CPU_SHARE)
-    {
-        measure::note_contended(r.cpu_share);
-    }
 }
 
 /// The TLS cipher the verdicts compare against AES.
@@ -187,7 +169,6 @@ pub fn measure(cfg: &Config, half: Half) -> Result<Vec<Row>, StudyError> {
             mb_s_min: s.mb_s_min,
             mb_s_max: s.mb_s_max,
             cpu_percent: s.cpu_percent,
-            cpu_share: s.cpu_share,
         })
     };
     let key32 = super::bench_key(32, 1);
@@ -251,7 +232,6 @@ pub fn run(cfg: &Config) -> Result<StudyOutcome, StudyError> {
     progress.step("AES-NI era (SHIFR_BACKEND=avx2)");
     let era = if era_possible() {
         super::child_rows::<Vec<Row>>(Study::TlsTable, cfg, Backend::Avx2)?.map(|rows| {
-            note_child_contention(&rows);
             rows.into_iter()
                 .map(|r| Row {
                     half: Half::AesNiEra,
@@ -264,10 +244,7 @@ pub fn run(cfg: &Config) -> Result<StudyOutcome, StudyError> {
     };
     progress.step("software half (SHIFR_BACKEND=portable)");
     let software = match super::child_rows::<Vec<Row>>(Study::TlsTable, cfg, Backend::Portable)? {
-        Some(rows) => {
-            note_child_contention(&rows);
-            rows
-        }
+        Some(rows) => rows,
         None => measure(cfg, Half::Software)?,
     };
     progress.finish();
@@ -634,7 +611,6 @@ mod tests {
             mb_s_min: mb_s,
             mb_s_max: mb_s,
             cpu_percent: 100.0,
-            cpu_share: 1.0,
         }
     }
 
