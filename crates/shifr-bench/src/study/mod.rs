@@ -212,6 +212,7 @@ pub fn run(study: Study, cfg: &Config) -> Result<Outcome, StudyError> {
 /// rows to `cfg.out/part.json`.
 pub fn run_part(study: Study, cfg: &Config) -> Result<(), StudyError> {
     create_dir(&cfg.out)?;
+    measure::reset_busy();
     let json = match study {
         Study::TlsTable => to_json(&tls_table::measure(cfg, tls_table::Half::for_child())?),
         Study::Files => to_json(&files::measure(cfg)?),
@@ -219,8 +220,15 @@ pub fn run_part(study: Study, cfg: &Config) -> Result<(), StudyError> {
         Study::KuznyechikPlatforms => to_json(&kuznyechik_platforms::measure(cfg)?),
         Study::Dump => to_json(&dump::measure(cfg)?),
     };
-    write(&cfg.out.join("part.json"), &json)
+    write(&cfg.out.join("part.json"), &json)?;
+    // The child's contended cases, for the parent's verdicts: the lowest CPU share of each.
+    let shares: Vec<f64> =
+        measure::busy().map_or_else(Vec::new, |b| vec![b.min_share; b.contended]);
+    write(&cfg.out.join(BUSY_FILE), &to_json(&shares))
 }
+
+/// The file a child run lists its contended cases in (see [`run_part`]).
+const BUSY_FILE: &str = "busy.json";
 
 fn to_json<T: Serialize>(rows: &T) -> String {
     // Serialising plain structs of numbers and strings cannot fail.
@@ -267,6 +275,15 @@ pub(crate) fn child_rows<T: DeserializeOwned>(
     let text =
         std::fs::read_to_string(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
     let rows = serde_json::from_str(&text).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    // A child that measured on a busy machine makes this run's verdicts wait too.
+    let busy = dir.join(BUSY_FILE);
+    let text =
+        std::fs::read_to_string(&busy).map_err(|e| fail(format!("{}: {e}", busy.display())))?;
+    let shares: Vec<f64> =
+        serde_json::from_str(&text).map_err(|e| fail(format!("{}: {e}", busy.display())))?;
+    for share in shares {
+        measure::note_contended(share);
+    }
     // The part directory is scratch; a failure to remove it leaves only a small file behind.
     let _ = std::fs::remove_dir_all(&dir);
     Ok(Some(rows))
