@@ -64,6 +64,9 @@ phase "cargo fmt --check"
 cargo fmt --all -- --check
 phase "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+# The CLI without its optional parts (README "Features and platforms"): the build of the cross
+# targets and the static musl binary, whose tests run in scripts/cross-test.sh.
+cargo clippy -p shifr-cli -p shifr-bench --no-default-features --all-targets --quiet -- -D warnings
 phase "cargo test"
 cargo test --workspace
 # `cargo test` has just built target/debug/shifr with the test profile (opt-level 1) for the CLI's
