@@ -68,6 +68,9 @@ phase "cargo fmt --check"
 cargo fmt --all -- --check
 phase "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+# The CLI without its optional parts (README "Features and platforms"): the build of the cross
+# targets and the static musl binary, whose tests run in scripts/cross-test.sh.
+cargo clippy -p shifr-cli -p shifr-bench --no-default-features --all-targets --quiet -- -D warnings
 phase "cargo test"
 # The GPU kernels run on PoCL here: a missing OpenCL platform fails their tests instead of skipping
 # them, and each test that ran on a device is logged, counted below.

@@ -29,8 +29,8 @@
 //! persistent worker pool (`engine_pool.rs`: `threads - 1` parked workers from one process-wide
 //! pool, plus the calling thread); the threads take parts from a shared counter, so they finish
 //! within about one part of each other whatever their start and speed. A panic in a part becomes
-//! an error. Every input is validated before any part starts, so errors do not depend on the thread
-//! count either.
+//! [`Error::Internal`]. Every input is validated before any part starts, so errors do not depend on
+//! the thread count either.
 
 #[path = "engine_aead.rs"]
 mod aead_split;
