@@ -6,8 +6,9 @@
 //! reported value; min and max are kept to show the spread. CPU time and energy come from the
 //! library's [`crate::rusage`] and [`crate::energy`].
 //!
-//! Busy machines: a case whose process was on a CPU less than [`crate::run::MIN_CPU_SHARE`] of the
-//! wall time (per working thread), or whose runs spread wider than [`crate::run::MAX_SPREAD`], is
+//! Busy machines: a case whose working threads were on a CPU less than [`crate::run::MIN_CPU_SHARE`]
+//! of the wall time (each thread's own CPU time, `CLOCK_THREAD_CPUTIME_ID`, so that other threads of
+//! the process count as competition like any other process), or whose runs spread wider than [`crate::run::MAX_SPREAD`], is
 //! measured once more; if its CPU share is still too low, it is counted in this thread's [`Busy`]
 //! record, which the studies read ([`busy`]) to withhold their verdicts. (A wide spread alone, on
 //! a machine that gave the process its cores, is not taken for a busy machine.)
@@ -17,7 +18,8 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use crate::energy::EnergyMeter;
-use crate::rusage::process_cpu_seconds;
+use crate::rusage::{process_cpu_seconds, thread_cpu_seconds};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How long and how often to measure.
 #[derive(Debug, Clone, Copy)]
@@ -45,8 +47,8 @@ pub struct Sample {
     pub joules_per_call: Option<f64>,
     /// Mean package power during the timed runs, watts, where readable.
     pub watts: Option<f64>,
-    /// Share of the wall time the working threads were on a CPU, 0..1 (process CPU time over wall
-    /// time and the cores the threads can use).
+    /// Share of the wall time the working threads were on a CPU, 0..1 (their own CPU time over wall
+    /// time and the cores they can use).
     pub cpu_share: f64,
     /// Contended (low CPU share or wide spread; see the module notes), after a second measurement
     /// where the first was.
@@ -112,7 +114,8 @@ fn note_clean() {
 
 /// Measures `work`, which processes `bytes` bytes per call.
 pub fn measure(plan: &Plan, bytes: usize, mut work: impl FnMut()) -> Sample {
-    measure_runs(plan, bytes, 1, || {
+    // The work runs on this thread: its CPU time is this thread's, whatever else the process runs.
+    measure_runs(plan, bytes, 1, &thread_cpu_seconds, || {
         work();
         1
     })
@@ -137,16 +140,23 @@ where
     let mut workers: Vec<W> = (0..threads).map(&make).collect();
     // Calibrate calls per run with one thread so that every thread does the same fixed amount.
     let calls = calls_for(plan.min_run, &mut workers[0]);
-    measure_runs(plan, bytes * threads, threads, || {
+    // The CPU time of the measuring threads alone, in nanoseconds: each adds its own when it ends.
+    let worker_nanos = AtomicU64::new(0);
+    let worker_cpu = || worker_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+    measure_runs(plan, bytes * threads, threads, &worker_cpu, || {
         let barrier = Barrier::new(threads);
         std::thread::scope(|s| {
             for w in workers.iter_mut() {
                 let barrier = &barrier;
+                let worker_nanos = &worker_nanos;
                 s.spawn(move || {
+                    let start = thread_cpu_seconds();
                     barrier.wait();
                     for _ in 0..calls {
                         w();
                     }
+                    let used = ((thread_cpu_seconds() - start) * 1e9) as u64;
+                    worker_nanos.fetch_add(used, Ordering::Relaxed);
                 });
             }
         });
@@ -166,17 +176,20 @@ fn calls_for(target: Duration, work: &mut impl FnMut()) -> u64 {
     ((target.as_secs_f64() / per_call.max(1e-9)).ceil() as u64).max(1)
 }
 
-/// The common loop: `batch()` does some calls and returns how many, on `threads` threads. A
-/// contended case is measured once more before it is counted as contended.
+/// The common loop: `batch()` does some calls and returns how many, on `threads` threads whose CPU
+/// seconds so far `work_cpu()` tells (the CPU share judges those threads alone: other threads of the
+/// process compete for the cores like any other process). A contended case is measured once more
+/// before it is counted as contended.
 fn measure_runs(
     plan: &Plan,
     bytes_per_call: usize,
     threads: usize,
+    work_cpu: &dyn Fn() -> f64,
     mut batch: impl FnMut() -> u64,
 ) -> Sample {
-    let first = measure_once(plan, bytes_per_call, threads, &mut batch);
+    let first = measure_once(plan, bytes_per_call, threads, work_cpu, &mut batch);
     let sample = if first.contended {
-        measure_once(plan, bytes_per_call, threads, &mut batch)
+        measure_once(plan, bytes_per_call, threads, work_cpu, &mut batch)
     } else {
         first
     };
@@ -192,6 +205,7 @@ fn measure_once(
     plan: &Plan,
     bytes_per_call: usize,
     threads: usize,
+    work_cpu: &dyn Fn() -> f64,
     batch: &mut dyn FnMut() -> u64,
 ) -> Sample {
     let run = |batch: &mut dyn FnMut() -> u64| {
@@ -206,6 +220,7 @@ fn measure_once(
     let energy = EnergyMeter::open().ok();
     let joules_before = energy.as_ref().map(EnergyMeter::read);
     let cpu_before = process_cpu_seconds();
+    let work_before = work_cpu();
     let wall = Instant::now();
     let mut speeds = Vec::with_capacity(plan.runs);
     let mut per_call = Vec::with_capacity(plan.runs);
@@ -218,6 +233,7 @@ fn measure_once(
     }
     let wall = wall.elapsed().as_secs_f64();
     let cpu = process_cpu_seconds() - cpu_before;
+    let work = work_cpu() - work_before;
     let joules = match (energy.as_ref(), joules_before) {
         (Some(meter), Some(before)) => Some(meter.joules_between(&before, &meter.read())),
         _ => None,
@@ -226,7 +242,7 @@ fn measure_once(
         1,
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
-    let cpu_share = cpu / (wall * cores as f64).max(1e-9);
+    let cpu_share = work / (wall * cores as f64).max(1e-9);
     let mb_s = median(&mut speeds.clone());
     let mb_s_min = speeds.iter().copied().fold(f64::INFINITY, f64::min);
     let mb_s_max = speeds.iter().copied().fold(0.0, f64::max);
