@@ -3,7 +3,7 @@
 # under QEMU user-mode emulation, the library's unit and differential tests and `shifr kat` on the
 # shared vectors — once per backend that target offers, forced with SHIFR_BACKEND — and then the
 # `shifr` binary itself: an encrypt / decrypt round trip with every container AEAD (and the decryption
-# of containers made on the build machine), and `shifr bench --quick --peers none`.
+# of containers made on the build machine), and `shifr bench --quick --full --peers none`.
 # It also builds the fully static x86_64-unknown-linux-musl `shifr`, checks that it is static, and
 # runs its known answers, its round trip and the CLI's feature tests (tests/features.rs) with it.
 #
@@ -194,8 +194,8 @@ run() {
   done
   printf '%s shifr: ' "$t"
   round_trips "$logs/$t.cli" "${qemu[@]}" "$shifr" || failed=1
-  printf '%s shifr bench --quick --peers none: ' "$t"
-  if "${qemu[@]}" "$shifr" bench --quick --peers none --alg kuznyechik-ctr,chacha20-poly1305 \
+  printf '%s shifr bench --quick --full --peers none: ' "$t"
+  if "${qemu[@]}" "$shifr" bench --quick --full --peers none --alg kuznyechik-ctr,chacha20-poly1305 \
     >"$logs/$t.bench" 2>&1 && grep -q '^kuznyechik-ctr ' "$logs/$t.bench" &&
     grep -q '^chacha20-poly1305 ' "$logs/$t.bench"; then
     echo "$(grep -c -E '^(kuznyechik-ctr|chacha20-poly1305) ' "$logs/$t.bench") rows: pass"

@@ -131,7 +131,7 @@ fn gpu_left_out_is_named() {
 
     // encrypt: a note and the CPU path; the file decrypts.
     let key = temp_path("no-gpu-key");
-    std::fs::write(&key, [0x42u8; 32]).unwrap();
+    std::fs::write(&key, [0xc2u8; 32]).unwrap();
     let plain: Vec<u8> = (0..100_000u32).map(|i| (i * 7) as u8).collect();
     let run = shifr(
         &[
