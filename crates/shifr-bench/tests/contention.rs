@@ -7,11 +7,11 @@ use shifr_bench::Workload;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-#[test]
-fn spinning_threads_on_every_core_mark_the_row_contended() {
+/// Two busy threads per hardware thread, spinning until the flag is set.
+fn spin_on_every_core() -> (Arc<AtomicBool>, Vec<std::thread::JoinHandle<()>>) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let stop = Arc::new(AtomicBool::new(false));
-    let spinners: Vec<_> = (0..2 * cores)
+    let spinners = (0..2 * cores)
         .map(|_| {
             let stop = Arc::clone(&stop);
             std::thread::spawn(move || {
@@ -22,6 +22,12 @@ fn spinning_threads_on_every_core_mark_the_row_contended() {
             })
         })
         .collect();
+    (stop, spinners)
+}
+
+#[test]
+fn spinning_threads_on_every_core_mark_the_row_contended() {
+    let (stop, spinners) = spin_on_every_core();
     // Let the spinners reach the run queues before measuring.
     std::thread::sleep(std::time::Duration::from_millis(50));
     let mut runner = Runner::new(Config {
@@ -55,19 +61,7 @@ fn the_contention_rule() {
 #[test]
 fn spinning_threads_make_a_study_case_count_as_busy() {
     use shifr_bench::study::measure;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let stop = Arc::new(AtomicBool::new(false));
-    let spinners: Vec<_> = (0..2 * cores)
-        .map(|_| {
-            let stop = Arc::clone(&stop);
-            std::thread::spawn(move || {
-                let mut x = 0u64;
-                while !stop.load(Ordering::Relaxed) {
-                    x = std::hint::black_box(x.wrapping_add(1));
-                }
-            })
-        })
-        .collect();
+    let (stop, spinners) = spin_on_every_core();
     std::thread::sleep(std::time::Duration::from_millis(50));
     measure::reset_busy();
     let plan = measure::Plan {
