@@ -66,54 +66,7 @@ pub fn op(alg: &AlgInfo, stream: usize) -> Result<Box<dyn Op>, String> {
     Ok(Box::new(Encrypt::new(alg, stream)?))
 }
 
-/// A keyed AWS-LC AEAD sealing one whole message per call.
-pub(crate) struct Seal {
-    key: LessSafeKey,
-    nonce: [u8; aead::NONCE_LEN],
-}
-
-impl Seal {
-    pub(crate) fn new(alg: &AlgInfo, stream: usize) -> Result<Seal, String> {
-        let a = aead_algorithm(alg.name).ok_or_else(|| format!("aws-lc-rs has no {}", alg.name))?;
-        let key = UnboundKey::new(a, &bench_key(alg.key_len, stream))
-            .map_err(|_| format!("aws-lc-rs refused the {} key", alg.name))?;
-        let nonce = bench_iv(alg.iv.default_len(), stream)
-            .try_into()
-            .map_err(|_| {
-                format!(
-                    "{}: aws-lc-rs takes {}-byte nonces only",
-                    alg.name,
-                    aead::NONCE_LEN
-                )
-            })?;
-        Ok(Seal {
-            key: LessSafeKey::new(key),
-            nonce,
-        })
-    }
-
-    /// Encrypts `buf` in place and returns the tag.
-    pub(crate) fn seal(&self, buf: &mut [u8]) -> Result<aead::Tag, BenchError> {
-        self.key
-            .seal_in_place_separate_tag(
-                Nonce::assume_unique_for_key(self.nonce),
-                Aad::from(bench_aad()),
-                buf,
-            )
-            .map_err(|_| BenchError::Unsupported("aws-lc-rs refused the message".into()))
-    }
-}
-
-impl Op for Seal {
-    fn run(&mut self, buf: &mut [u8]) -> Result<(), BenchError> {
-        let _tag = std::hint::black_box(self.seal(buf)?);
-        Ok(())
-    }
-
-    fn backend(&self) -> String {
-        "aws-lc-rs 1".into()
-    }
-}
+ring_api_seal!(aead_algorithm, "aws-lc-rs", "aws-lc-rs 1");
 
 /// A keyed AWS-LC AES mode encrypting each message in place.
 pub(crate) struct Encrypt {

@@ -11,6 +11,67 @@
 //! names the missing feature when it is asked for ([`left_out`]). The RustCrypto peer is pure Rust and
 //! always present.
 
+/// The AEAD op of a peer with ring's `aead` API (ring itself, and aws-lc-rs, which mirrors it): a
+/// `Seal` keyed once that seals one whole message in place per call (nonce, the 13-byte AAD,
+/// encryption, tag). Expanded in the peer's module, where `aead`, `Aad`, `LessSafeKey`, `Nonce` and
+/// `UnboundKey` are that library's and `$algorithm` maps a catalogue name to its AEAD.
+#[cfg(any(feature = "peer-aws-lc", feature = "peer-ring"))]
+macro_rules! ring_api_seal {
+    ($algorithm:ident, $lib:literal, $backend:literal) => {
+        /// A keyed AEAD sealing one whole message per call.
+        pub(crate) struct Seal {
+            key: LessSafeKey,
+            nonce: [u8; aead::NONCE_LEN],
+        }
+
+        impl Seal {
+            pub(crate) fn new(alg: &AlgInfo, stream: usize) -> Result<Seal, String> {
+                let a = $algorithm(alg.name)
+                    .ok_or_else(|| format!(concat!($lib, " has no {}"), alg.name))?;
+                let key = UnboundKey::new(a, &bench_key(alg.key_len, stream))
+                    .map_err(|_| format!(concat!($lib, " refused the {} key"), alg.name))?;
+                let nonce = bench_iv(alg.iv.default_len(), stream)
+                    .try_into()
+                    .map_err(|_| {
+                        format!(
+                            concat!("{}: ", $lib, " takes {}-byte nonces only"),
+                            alg.name,
+                            aead::NONCE_LEN
+                        )
+                    })?;
+                Ok(Seal {
+                    key: LessSafeKey::new(key),
+                    nonce,
+                })
+            }
+
+            /// Encrypts `buf` in place and returns the tag.
+            pub(crate) fn seal(&self, buf: &mut [u8]) -> Result<aead::Tag, BenchError> {
+                self.key
+                    .seal_in_place_separate_tag(
+                        Nonce::assume_unique_for_key(self.nonce),
+                        Aad::from(bench_aad()),
+                        buf,
+                    )
+                    .map_err(|_| {
+                        BenchError::Unsupported(concat!($lib, " refused the message").into())
+                    })
+            }
+        }
+
+        impl Op for Seal {
+            fn run(&mut self, buf: &mut [u8]) -> Result<(), BenchError> {
+                let _tag = std::hint::black_box(self.seal(buf)?);
+                Ok(())
+            }
+
+            fn backend(&self) -> String {
+                $backend.into()
+            }
+        }
+    };
+}
+
 #[cfg(feature = "peer-aws-lc")]
 mod aws_lc;
 #[cfg(feature = "peer-openssl")]
