@@ -15,6 +15,18 @@ grep -qx "$begin" "$doc" && grep -qx "$end" "$doc" || {
 }
 
 cargo build --release --quiet -p shifr-cli
+# Wait (up to WAIT_S s, default 600) for the 1-minute load to fall below IDLE per hardware thread
+# (default 0.25), so that the build above and any earlier work have died away.
+limit=$(awk -v i="${IDLE:-0.25}" -v t="$(nproc)" 'BEGIN { print i * t }')
+waited=0
+until awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v m="$limit" 'BEGIN { exit !(l < m) }'; do
+  if [ "$waited" -ge "${WAIT_S:-600}" ]; then
+    echo "bench-table.sh: the load stayed at or above $limit; run it on an idle machine" >&2
+    exit 1
+  fi
+  sleep 5
+  waited=$((waited + 5))
+done
 table="$(mktemp)"
 trap 'rm -f "$table" "$table.new"' EXIT
 load_before="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"

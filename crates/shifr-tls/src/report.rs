@@ -334,7 +334,7 @@ fn markdown(md: &mut Markdown, cfg: &Config, rows: &[Row], checks: &[Check], ver
     );
     md.para(&format!(
         "Seed: `{SEED}`. Generated {} by `{}` (scale: {}).\n\nMachine: {}, {} hardware thread(s); CPU \
-         features used by shifr: {}; {}.",
+         features used by shifr: {}; {}. {}",
         shifr_bench::study::utc_now(),
         cfg.command,
         cfg.scale,
@@ -342,6 +342,10 @@ fn markdown(md: &mut Markdown, cfg: &Config, rows: &[Row], checks: &[Check], ver
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         shifr_bench::study::supported_backends(),
         openssl::version::version(),
+        shifr_bench::study::load_note(
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cfg.load_before,
+        ),
     ));
     md.heading(2, "Method");
     md.para(&format!(

@@ -31,6 +31,8 @@ pub struct Config {
     pub command: String,
     /// `full`, `quick` or `tiny`, for the report.
     pub scale: String,
+    /// The 1-minute load average when the study began, for the report's header.
+    pub load_before: Option<f64>,
 }
 
 impl Config {

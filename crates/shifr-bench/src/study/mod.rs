@@ -139,6 +139,9 @@ pub struct Config {
     pub progress: bool,
     /// The command line, for the report.
     pub command: String,
+    /// The 1-minute load average when the study began (the report states it beside the load at
+    /// the end, so a reader can tell an idle start from one that shared the CPU).
+    pub load_before: Option<f64>,
 }
 
 impl Config {
@@ -155,6 +158,7 @@ impl Config {
             exe: None,
             progress: true,
             command: String::new(),
+            load_before: verdict::load_average(),
         }
     }
 }
@@ -328,13 +332,14 @@ pub(crate) fn header(md: &mut markdown::Markdown, study: Study, title: &str, cfg
         cfg.scale,
         supported_backends(),
         measure::energy_status(),
-        load_note(threads),
+        load_note(threads, cfg.load_before),
     ));
 }
 
-/// The system load while the study ran (the 5- and 15-minute averages of /proc/loadavg), so that a
-/// reader can tell a quiet run from one that shared the CPU with other work.
-fn load_note(threads: usize) -> String {
+/// The system load around the study: the 1-minute average when it began and the 1-, 5- and
+/// 15-minute averages at the end (which count the study's own working threads), judged against
+/// the rule for publishable figures: below 0.5 per hardware thread before the run.
+pub fn load_note(threads: usize, before: Option<f64>) -> String {
     let Ok(text) = std::fs::read_to_string("/proc/loadavg") else {
         return "Load average: not readable here (no /proc/loadavg).".into();
     };
@@ -343,18 +348,23 @@ fn load_note(threads: usize) -> String {
         .take(3)
         .filter_map(|f| f.parse().ok())
         .collect();
-    let [_, five, fifteen] = fields[..] else {
+    let [one, five, fifteen] = fields[..] else {
         return "Load average: /proc/loadavg could not be parsed.".into();
     };
-    let verdict = if five > threads as f64 + 0.5 {
-        "above the hardware thread count: other processes competed for the CPU, so absolute \
-         figures are low and CPU % below 100; ratios between cases measured in the same run hold \
-         better than the absolute numbers"
-    } else {
-        "at or below the hardware thread count"
+    let limit = 0.5 * threads as f64;
+    let start = match before {
+        Some(b) if b < limit => format!(
+            "{b:.2} (1 min) when the run began, below 0.5 per hardware thread: an idle machine"
+        ),
+        Some(b) => format!(
+            "{b:.2} (1 min) when the run began, at or above 0.5 per hardware thread: other work \
+             shared the CPU, so take the figures as a record of this run, not of this machine"
+        ),
+        None => "not read when the run began".into(),
     };
     format!(
-        "Load average at the end of the run: {five:.1} (5 min), {fifteen:.1} (15 min), {verdict}."
+        "Load average: {start}; {one:.2} (1 min), {five:.2} (5 min), {fifteen:.2} (15 min) at the \
+         end, which includes the run's own working threads (up to {threads} here)."
     )
 }
 

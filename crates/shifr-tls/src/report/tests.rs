@@ -85,6 +85,7 @@ fn writes_markdown_csv_json_and_png() {
         progress: false,
         command: "shifr study tls --tiny".into(),
         scale: "tiny".into(),
+        load_before: Some(0.1),
     };
     let check = Check {
         tool: "h2load".into(),
