@@ -40,7 +40,7 @@ cpu="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^
   echo "$begin"
   echo
   echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC') by \`scripts/bench-table.sh${*:+ $*}\` (release build of commit"
-  echo "$(git rev-parse --short HEAD)$(git diff --quiet || echo ', with uncommitted changes'); machine: $cpu, $(nproc) hardware threads)."
+  echo "$(git rev-parse --short HEAD)$(git diff --quiet -- crates python Cargo.toml Cargo.lock || echo ', with uncommitted code changes'); machine: $cpu, $(nproc) hardware threads)."
   echo "The run took $seconds s of wall time. Load average (1, 5, 15 min) before: $load_before; after: $load_after."
   echo "Rows marked busy were contended (see \"Busy machines\"); a run with any is to be repeated idle."
   echo

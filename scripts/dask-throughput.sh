@@ -8,6 +8,7 @@
 #   scripts/dask-throughput.sh                 # 1,000 small files + 3 files of 200 MiB
 #   SMALL=200 LARGE=1 LARGE_MIB=64 scripts/dask-throughput.sh   # a quicker trial (no doc update)
 set -euo pipefail
+trap 'echo "dask-throughput.sh: failed at line $LINENO" >&2' ERR
 cd "$(dirname "$0")/.."
 root=$PWD
 small="${SMALL:-1000}"
@@ -93,7 +94,7 @@ dec_line="$("$py" -m shifr.dask decrypt-tree "$work/dask-enc" "$work/dask-dec" -
 t5=$(now)
 diff -r -x .shifr-journal -x shifr-manifest.json "$work/src" "$work/dask-dec"
 # Across the two: the CLI decrypts what Dask wrote.
-(cd "$work/dask-enc" && find . -name '*.shifr' -type f | head -50 | while read -r f; do
+(cd "$work/dask-enc" && find . -name '*.shifr' -type f | sort | sed -n '1,50p' | while read -r f; do
   "$shifr" decrypt -q --key-file "$work/key" -o "$work/x" "$f"
   cmp -s "$work/x" "$work/src/${f%.shifr}" || { echo "dask-throughput.sh: $f differs" >&2; exit 1; }
   rm "$work/x"
@@ -107,7 +108,7 @@ table="$(mktemp)"
   echo "$begin"
   echo
   echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC') by \`scripts/dask-throughput.sh\` (release builds of commit"
-  echo "$(git rev-parse --short HEAD)$(git diff --quiet || echo ', with uncommitted changes'); machine: $cpu, $(nproc) hardware threads)."
+  echo "$(git rev-parse --short HEAD)$(git diff --quiet -- crates python Cargo.toml Cargo.lock || echo ', with uncommitted code changes'); machine: $cpu, $(nproc) hardware threads)."
   echo "Tree: $files files, $bytes bytes ($small of 100 B to 256 KiB, $large of $large_mib MiB), page-cached; default AEAD."
   echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after. Every file of every run decrypted to its original."
   echo

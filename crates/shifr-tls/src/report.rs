@@ -376,9 +376,9 @@ fn markdown(md: &mut Markdown, cfg: &Config, rows: &[Row], checks: &[Check], ver
          many as fit in the same bounds. CPU % = CPU time / wall time, 100 % = one core: the server's \
          from /proc/PID/stat of its child (all threads, 10 ms ticks), the client's from its thread's \
          CPU clock.\n\
-         - **Caveat**: client and server share the machine's cores, and this machine is shared with \
-         other jobs and noisy; the ratios between ciphers in one group matter more than absolute \
-         numbers.",
+         - **Caveat**: client and server share the machine's cores (the load average in the header \
+         says whether anything else ran), so the ratios between ciphers in one group matter more \
+         than absolute numbers.",
         crate::server::OPENSSL_NO_AES,
         cfg.plan.reps,
         cfg.plan.bulk_bytes,
