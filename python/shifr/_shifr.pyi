@@ -3,6 +3,7 @@
 from typing import Any, Dict, List, Optional, Tuple
 
 __version__: str
+tune_state: str  # what became of the `shifr tune` calibration file (installed, absent, ignored: why)
 
 def catalog_entries() -> List[Dict[str, Any]]: ...
 def bench_json(

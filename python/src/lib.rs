@@ -13,6 +13,10 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _shifr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The backend calibration of `shifr tune` on this CPU, installed as the CLI installs it,
+    // before any key is set up; what became of it is `shifr._shifr.tune_state`.
+    let tune = shifr_files::tune_cache::install_from_cache();
+    m.add("tune_state", tune.describe())?;
     m.add_class::<aead::NativeAead>()?;
     m.add_function(wrap_pyfunction!(aead::catalog_entries, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_json, m)?)?;

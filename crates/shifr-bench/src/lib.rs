@@ -29,6 +29,7 @@ pub mod stats;
 pub mod study;
 pub mod summary;
 pub mod timer;
+pub mod tune;
 pub mod workload;
 
 pub use run::{Config, Measured, Row, Runner};

@@ -47,6 +47,29 @@ pub enum Command {
     /// Combine results from several machines into one report.
     #[command(subcommand)]
     Report(ReportCommand),
+    /// Measure which backend is fastest on this CPU for each primitive (a few seconds) and save
+    /// the choice for later runs (`shifr list` shows it).
+    Tune(TuneArgs),
+}
+
+/// `shifr tune --seconds`: 5 ms to 10 s per row.
+fn tune_seconds(s: &str) -> Result<f64, String> {
+    shifr_input::number_arg::decimal_in(s, 0.005, 10.0)
+}
+
+/// Arguments of `shifr tune`.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// Measured seconds per row (each primitive is measured at a few sizes on every backend).
+    #[arg(long, value_name = "S", default_value_t = 0.03, value_parser = tune_seconds)]
+    pub seconds: f64,
+    /// Write the calibration here instead of the cache file ($SHIFR_TUNE_FILE,
+    /// $XDG_CACHE_HOME/shifr/tune or ~/.cache/shifr/tune).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Measure and print the choice without writing it.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// Arguments of `shifr list`.

@@ -24,6 +24,7 @@ mod progress;
 mod random;
 mod secret_file;
 mod secret_source;
+mod tune_state;
 
 use std::process::ExitCode;
 
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     report::warn_about_backend_override();
+    tune_state::install();
     match commands::run(cli.command) {
         Ok(code) => code,
         Err(e) => {

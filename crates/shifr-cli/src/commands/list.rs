@@ -3,7 +3,7 @@
 use crate::cli::ListArgs;
 use anyhow::{bail, Context, Result};
 use shifr::catalog::{self, AlgInfo, IvSpec, Padding};
-use shifr::cpu::Backend;
+use shifr::cpu::{self, Backend, Work};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -40,8 +40,58 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     out.push_str(
         "\nSizes in bytes. IV n*z: a GOST R 34.13 register of z blocks (z = 1 is what OpenSSL uses).\n",
     );
+    out.push_str(&backend_plans());
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The backend each primitive's keys take on this CPU, for each kind of work it distinguishes,
+/// and why (forced, calibrated, the table of this micro-architecture, or the preference order).
+fn backend_plans() -> String {
+    let mut out = format!(
+        "\nBackend choice on this CPU ({}; {}). Calibration: {}.\n",
+        cpu::microarch().name(),
+        cpu::calibration::signature(),
+        crate::tune_state::state().describe()
+    );
+    let header = ["PRIMITIVE", "BULK", "SHORT CALLS", "CHAIN", "WHY"].map(String::from);
+    let rows: Vec<[String; 5]> = cpu::plans()
+        .into_iter()
+        .map(|(primitive, plan)| {
+            let uses = |w: Work| primitive.works().contains(&w);
+            let short = if uses(Work::Short) && plan.short_max > 0 && plan.short != plan.bulk {
+                format!("{} <= {} B", plan.short.name(), plan.short_max)
+            } else {
+                "as bulk".into()
+            };
+            let chain = if uses(Work::Chain) {
+                plan.chain.name().to_string()
+            } else {
+                "as bulk".into()
+            };
+            [
+                primitive.name().to_string(),
+                plan.bulk.name().to_string(),
+                short,
+                chain,
+                plan.reason.describe(),
+            ]
+        })
+        .collect();
+    let mut widths = [0usize; 4];
+    for r in std::iter::once(&header).chain(&rows) {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.len());
+        }
+    }
+    for r in std::iter::once(&header).chain(&rows) {
+        for (w, cell) in widths.iter().zip(r) {
+            out.push_str(&format!("{cell:<w$}  "));
+        }
+        out.push_str(&r[4]);
+        out.push('\n');
+    }
+    out
 }
 
 fn row(a: &AlgInfo) -> [String; 8] {

@@ -19,6 +19,7 @@ mod study;
 mod study_gpu;
 #[cfg(feature = "tls")]
 mod study_tls;
+mod tune;
 
 use crate::cli::Command;
 use crate::exit_status;
@@ -40,5 +41,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(&args),
         Command::Study(args) => study::run(&args),
         Command::Report(cmd) => report::run(&cmd),
+        Command::Tune(args) => tune::run(&args),
     }
 }

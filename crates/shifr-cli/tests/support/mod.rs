@@ -34,12 +34,18 @@ impl Run {
 }
 
 /// Runs `shifr args...` with `stdin` and extra environment variables. `SHIFR_KEY` and
-/// `SHIFR_BACKEND` from the test's own environment are removed first.
+/// `SHIFR_BACKEND` from the test's own environment are removed first, and `SHIFR_TUNE_FILE` names
+/// a file that does not exist (so that a calibration in the user's cache cannot take part) unless
+/// `env` sets it.
 pub fn shifr(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_shifr"));
     cmd.args(args)
         .env_remove("SHIFR_KEY")
         .env_remove("SHIFR_BACKEND")
+        .env(
+            "SHIFR_TUNE_FILE",
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no-such-tune-file"),
+        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

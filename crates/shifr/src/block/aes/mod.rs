@@ -39,15 +39,21 @@ mod x86_vaes;
 use core::fmt;
 
 use crate::block::{BlockCipher, Chain, KeyInit};
-use crate::cpu::{self, Backend};
+use crate::cpu::{self, Backend, Primitive, Reason};
 use crate::{Error, Result};
 use zeroize::Zeroizing;
 
 use soft::SoftAes;
 
-/// Calls on fewer bytes than one 512-bit register take the 128-bit AES-NI path on VAES backends.
+/// On VAES backends, block calls on at most this many bytes take the 128-bit AES-NI path: less
+/// than one 512-bit register would first broadcast every round key to a wide register. The CPU's
+/// plan can send longer short calls to AES-NI or 256-bit VAES too (`Aes::short_max`).
+const BUILTIN_SHORT_MAX: usize = 63;
+
+/// CTR calls on fewer bytes than one 512-bit register take the 128-bit AES-NI path on VAES
+/// backends (the wide CTR kernel wins from one register up on every CPU measured).
 #[cfg(target_arch = "x86_64")]
-const SHORT_BYTES: usize = 64;
+const SHORT_CTR_BYTES: usize = 64;
 
 /// The backends AES offers on this CPU: 512-bit VAES only where the CPU has VAES as well as
 /// AVX-512 (`Backend::Avx512` alone does not imply VAES).
@@ -89,17 +95,39 @@ pub struct Aes {
     key_len: usize,
     /// `E_K(0^128)`, computed at key setup (OMAC's `R`); wiped on drop like the round keys.
     zero_image: Zeroizing<[u8; 16]>,
+    /// Block calls of at least 64 and at most this many bytes take `short` on a 512-bit VAES
+    /// backend (the CPU's plan for short calls; 0 elsewhere). Shorter calls always take AES-NI.
+    short_max: usize,
+    /// AES-NI, or VAES on 256-bit registers.
+    short: Backend,
 }
 
 impl Aes {
-    /// Creates AES with the best backend for this CPU (or the one forced by `SHIFR_BACKEND`).
+    /// The backends new keys take on this CPU, and why ([`cpu::plan`]).
+    pub fn plan() -> cpu::Plan {
+        cpu::plan(Primitive::Aes, offered())
+    }
+
+    /// Creates AES with the backends of this CPU's plan (or the one forced by `SHIFR_BACKEND`).
     pub fn new(key: &[u8]) -> Result<Aes> {
-        Aes::build(key, cpu::select(offered()))
+        let plan = Aes::plan();
+        let short = match plan.reason {
+            Reason::Forced => (Backend::AesNi, BUILTIN_SHORT_MAX),
+            _ if matches!(plan.short, Backend::AesNi | Backend::Vaes) => {
+                (plan.short, plan.short_max.max(BUILTIN_SHORT_MAX))
+            }
+            _ => (Backend::AesNi, BUILTIN_SHORT_MAX),
+        };
+        Aes::build(key, plan.bulk, short)
     }
 
     /// Creates AES with the given backend; [`Error::BackendUnavailable`] if this CPU lacks it.
     pub fn with_backend(key: &[u8], backend: Backend) -> Result<Aes> {
-        Aes::build(key, cpu::require(backend, offered())?)
+        Aes::build(
+            key,
+            cpu::require(backend, offered())?,
+            (Backend::AesNi, BUILTIN_SHORT_MAX),
+        )
     }
 
     /// The backend this instance runs on.
@@ -228,7 +256,8 @@ impl Aes {
         self.key_len
     }
 
-    fn build(key: &[u8], backend: Backend) -> Result<Aes> {
+    /// `short`: the backend for short block calls and its bound (used on the VAES backends).
+    fn build(key: &[u8], backend: Backend, short: (Backend, usize)) -> Result<Aes> {
         if !Self::KEY_SIZES.contains(&key.len()) {
             return Err(Error::InvalidKeyLength {
                 expected: "16, 24 or 32",
@@ -259,10 +288,16 @@ impl Aes {
             )),
             _ => Engine::Portable(Box::new(SoftAes::new(key))),
         };
+        let (short, short_max) = match backend {
+            Backend::Vaes | Backend::Avx512 => short,
+            _ => (backend, 0),
+        };
         let mut aes = Aes {
             engine,
             key_len: key.len(),
             zero_image: Zeroizing::new([0u8; 16]),
+            short_max,
+            short,
         };
         let mut zero = Zeroizing::new([0u8; 16]);
         aes.encrypt_blocks(&mut zero[..]);
@@ -305,7 +340,12 @@ impl BlockCipher for Aes {
             // Less than one wide register: the 128-bit instructions, without broadcasting every
             // round key to a wide register first (which costs a one-block call more than AES).
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(e) if data.len() < SHORT_BYTES => e.aesni().encrypt_blocks(data),
+            Engine::Vaes(e) if data.len() <= BUILTIN_SHORT_MAX => e.aesni().encrypt_blocks(data),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(e) if data.len() <= self.short_max => match self.short {
+                Backend::Vaes => e.encrypt_blocks_y256(data),
+                _ => e.aesni().encrypt_blocks(data),
+            },
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes(e) => e.encrypt_blocks(data),
             #[cfg(target_arch = "aarch64")]
@@ -324,7 +364,7 @@ impl BlockCipher for Aes {
             }
             // Less than one wide register: the 128-bit path, as in `encrypt_blocks`.
             #[cfg(target_arch = "x86_64")]
-            (Engine::Vaes(v), Ok(counter)) if data.len() < SHORT_BYTES => {
+            (Engine::Vaes(v), Ok(counter)) if data.len() < SHORT_CTR_BYTES => {
                 v.aesni().ctr_xor(counter, data);
                 true
             }
@@ -341,7 +381,12 @@ impl BlockCipher for Aes {
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(e) => e.decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(e) if data.len() < SHORT_BYTES => e.aesni().decrypt_blocks(data),
+            Engine::Vaes(e) if data.len() <= BUILTIN_SHORT_MAX => e.aesni().decrypt_blocks(data),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(e) if data.len() <= self.short_max => match self.short {
+                Backend::Vaes => e.decrypt_blocks_y256(data),
+                _ => e.aesni().decrypt_blocks(data),
+            },
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes(e) => e.decrypt_blocks(data),
             #[cfg(target_arch = "aarch64")]
@@ -406,9 +451,9 @@ impl KeyInit for Aes {
         Aes::new(key)
     }
 
-    /// Keeps this instance's backend.
+    /// Keeps this instance's backends.
     fn rekey(&self, key: &[u8]) -> Result<Aes> {
-        Aes::with_backend(key, self.backend())
+        Aes::build(key, self.backend(), (self.short, self.short_max))
     }
 }
 
@@ -558,5 +603,40 @@ mod tests {
         }
         let dbg = format!("{aes:?}");
         assert!(dbg.contains("key_bits: 128") && dbg.contains("Portable"));
+    }
+
+    /// Every short-call path a plan can choose (AES-NI or 256-bit VAES under a 512-bit or 256-bit
+    /// bulk backend, at any bound) gives the portable backend's bytes, on every length around the
+    /// bounds. Combinations this CPU cannot build are skipped (their bulk backend is missing).
+    #[test]
+    fn short_call_paths_match_portable() {
+        let key: Vec<u8> = (0u8..32).map(|i| i.wrapping_mul(37) ^ 0x5c).collect();
+        let plans = [
+            (Backend::Avx512, (Backend::Vaes, 384)),
+            (Backend::Avx512, (Backend::AesNi, 512)),
+            (Backend::Vaes, (Backend::Vaes, 384)),
+            (Backend::Avx512, (Backend::AesNi, BUILTIN_SHORT_MAX)),
+        ];
+        for key_len in [16, 24, 32] {
+            let portable = Aes::with_backend(&key[..key_len], Backend::Portable).unwrap();
+            for (bulk, short) in plans {
+                if !bulk.is_supported() {
+                    continue;
+                }
+                let Ok(aes) = Aes::build(&key[..key_len], bulk, short) else {
+                    continue;
+                };
+                for blocks in 1..=40 {
+                    let data: Vec<u8> = (0..blocks * 16).map(|i| (i * 7 + key_len) as u8).collect();
+                    let mut expected = data.clone();
+                    portable.encrypt_blocks(&mut expected);
+                    let mut got = data.clone();
+                    aes.encrypt_blocks(&mut got);
+                    assert_eq!(got, expected, "{bulk:?} {short:?} encrypt {blocks} blocks");
+                    aes.decrypt_blocks(&mut got);
+                    assert_eq!(got, data, "{bulk:?} {short:?} decrypt {blocks} blocks");
+                }
+            }
+        }
     }
 }

@@ -88,6 +88,21 @@ impl Vaes {
         }
     }
 
+    /// [`Vaes::encrypt_blocks`] on 256-bit registers whatever the width (a 512-bit instance's CPU
+    /// has VAES and AVX2 too): the short-call path of CPUs that split 512-bit instructions.
+    pub(super) fn encrypt_blocks_y256(&self, data: &mut [u8]) {
+        let (keys, rounds) = (self.keys.enc_keys(), self.keys.rounds());
+        // SAFETY: `new` checked VAES, AVX2 and AES-NI for either width.
+        unsafe { run_y256::<false>(keys, rounds, data) }
+    }
+
+    /// [`Vaes::decrypt_blocks`] on 256-bit registers whatever the width.
+    pub(super) fn decrypt_blocks_y256(&self, data: &mut [u8]) {
+        let (keys, rounds) = (self.keys.dec_keys(), self.keys.rounds());
+        // SAFETY: as in `encrypt_blocks_y256`.
+        unsafe { run_y256::<true>(keys, rounds, data) }
+    }
+
     /// Decrypts every whole 16-byte block of `data` in place (Equivalent Inverse Cipher).
     pub(super) fn decrypt_blocks(&self, data: &mut [u8]) {
         let (keys, rounds) = (self.keys.dec_keys(), self.keys.rounds());

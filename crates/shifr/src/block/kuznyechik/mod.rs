@@ -2,7 +2,7 @@
 //!
 //! Every byte string is in the order RFC 7801 prints it (byte 0 = a_15, the most significant byte).
 //!
-//! Backends, chosen once per key by [`crate::cpu::select`] (`SHIFR_BACKEND` forces one):
+//! Backends, chosen once per key by the CPU's plan ([`crate::cpu::plan`]) (`SHIFR_BACKEND` forces one):
 //! - **gfni** (`x86_avx512_gfni`, x86-64 with AVX-512 F/BW/VBMI and GFNI) — the default where present:
 //!   constant-time. The S-box is a 256-byte table held in four registers (`VPERMI2B`), the linear map
 //!   is sixteen `GF2P8MULB` products after a change of field basis (`aes_field`); four blocks per
@@ -178,9 +178,14 @@ pub struct Kuznyechik {
 }
 
 impl Kuznyechik {
+    /// The backends new keys take on this CPU, and why ([`cpu::plan`]).
+    pub fn plan() -> cpu::Plan {
+        cpu::plan(cpu::Primitive::Kuznyechik, offered())
+    }
+
     /// Expands a 32-byte key for the best backend of this CPU (or the one forced by `SHIFR_BACKEND`).
     pub fn new(key: &[u8]) -> Result<Kuznyechik> {
-        Kuznyechik::build(key, cpu::select(offered()))
+        Kuznyechik::build(key, Kuznyechik::plan().bulk)
     }
 
     /// Expands a 32-byte key for the given backend; [`Error::BackendUnavailable`] if this CPU lacks it.

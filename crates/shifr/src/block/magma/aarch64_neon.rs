@@ -232,7 +232,7 @@ mod tests {
                     fill(&mut seed, &mut b);
                     *k = u32::from_le_bytes(b);
                 }
-                let core = Core::new(key, sbox, layout, super::super::engine::Engine::Portable);
+                let core = Core::new(key, sbox, layout, super::super::kernel::Kernel::Portable);
                 let lengths = (0..=17 * 8).chain([8 * 8 + 3, 5, 4096, 4096 + 7, 5000]);
                 for len in lengths {
                     let mut data = vec![0u8; len];

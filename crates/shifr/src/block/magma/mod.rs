@@ -36,7 +36,7 @@
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
-mod engine;
+mod kernel;
 #[cfg(target_arch = "x86_64")]
 mod nibble;
 mod sbox;
@@ -50,7 +50,7 @@ mod x86_avx512_streams;
 
 pub use sbox::SBox;
 
-use engine::Engine;
+use kernel::Kernel;
 use soft::{Core, Layout};
 
 use crate::block::{BlockCipher, Chain, Feedback, KeyInit};
@@ -113,6 +113,12 @@ pub struct Magma {
 }
 
 impl Magma {
+    /// The backends new keys (of Magma and GOST 28147-89) take on this CPU, and why
+    /// ([`crate::cpu::plan`]).
+    pub fn plan() -> crate::cpu::Plan {
+        Kernel::plan()
+    }
+
     /// Magma with its standard S-boxes (id-tc26-gost-28147-param-Z). The key must be 32 bytes.
     pub fn new(key: &[u8]) -> Result<Magma> {
         Magma::with_sbox(key, SBox::Tc26Z)
@@ -120,19 +126,21 @@ impl Magma {
 
     /// The Magma conventions with another S-box set.
     pub fn with_sbox(key: &[u8], sbox: SBox) -> Result<Magma> {
-        Magma::build(key, sbox, Engine::select())
+        let (kernel, chain_portable) = Kernel::planned();
+        Magma::build(key, sbox, kernel, chain_portable)
     }
 
     /// Forces a backend (`Portable`, `Avx2`, `Avx512`, `Neon`); [`Error::BackendUnavailable`] if Magma or this
     /// CPU lacks it.
     pub fn with_backend(key: &[u8], sbox: SBox, backend: Backend) -> Result<Magma> {
-        Magma::build(key, sbox, Engine::with_backend(backend)?)
+        Magma::build(key, sbox, Kernel::with_backend(backend)?, false)
     }
 
-    fn build(key: &[u8], sbox: SBox, engine: Engine) -> Result<Magma> {
+    fn build(key: &[u8], sbox: SBox, kernel: Kernel, chain_portable: bool) -> Result<Magma> {
         let key = key_array(key)?;
         let mut keys = round_keys(key);
-        let core = Core::new(keys, sbox, Layout::BigEndian, engine);
+        let core =
+            Core::new(keys, sbox, Layout::BigEndian, kernel).with_portable_chain(chain_portable);
         zeroize::Zeroize::zeroize(&mut keys);
         Ok(Magma { core })
     }
@@ -192,6 +200,9 @@ impl BlockCipher for Magma {
         Core::feedback(ciphers, |c| &c.core, registers, run)
     }
     fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
+        if self.core.chain_portable() {
+            return self.core.portable_chain(register, chain);
+        }
         one_lane_chain(self, register, chain)
     }
 }
@@ -219,23 +230,25 @@ pub struct Gost28147 {
 impl Gost28147 {
     /// The cipher with the given S-box set. The key must be 32 bytes.
     pub fn new(key: &[u8], sbox: SBox) -> Result<Gost28147> {
-        Gost28147::build(key, sbox, Engine::select())
+        let (kernel, chain_portable) = Kernel::planned();
+        Gost28147::build(key, sbox, kernel, chain_portable)
     }
 
     /// Forces a backend (`Portable`, `Avx2`, `Avx512`); [`Error::BackendUnavailable`] if this CPU
     /// lacks it.
     pub fn with_backend(key: &[u8], sbox: SBox, backend: Backend) -> Result<Gost28147> {
-        Gost28147::build(key, sbox, Engine::with_backend(backend)?)
+        Gost28147::build(key, sbox, Kernel::with_backend(backend)?, false)
     }
 
-    fn build(key: &[u8], sbox: SBox, engine: Engine) -> Result<Gost28147> {
+    fn build(key: &[u8], sbox: SBox, kernel: Kernel, chain_portable: bool) -> Result<Gost28147> {
         let key = key_array(key)?;
         let mut words = [0u32; 8];
         for (w, c) in words.iter_mut().zip(key.chunks_exact(4)) {
             *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         }
         let mut keys = schedule(&words);
-        let core = Core::new(keys, sbox, Layout::Gost89, engine);
+        let core =
+            Core::new(keys, sbox, Layout::Gost89, kernel).with_portable_chain(chain_portable);
         zeroize::Zeroize::zeroize(&mut words);
         zeroize::Zeroize::zeroize(&mut keys);
         Ok(Gost28147 { core })
@@ -281,6 +294,9 @@ impl BlockCipher for Gost28147 {
         Core::feedback(ciphers, |c| &c.core, registers, run)
     }
     fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
+        if self.core.chain_portable() {
+            return self.core.portable_chain(register, chain);
+        }
         one_lane_chain(self, register, chain)
     }
 }
@@ -481,6 +497,133 @@ mod tests {
             };
             assert_eq!(Magma::new(&key).unwrap_err(), err);
             assert_eq!(Gost28147::new(&key, SBox::CryptoProA).unwrap_err(), err);
+        }
+    }
+
+    /// Chain `kind` over `data` from `iv` one `encrypt_blocks` call per block: what the modes do
+    /// when `feedback_chain` declines.
+    fn reference_chain<C: BlockCipher>(
+        c: &C,
+        kind: usize,
+        iv: [u8; 8],
+        data: &mut [u8],
+    ) -> [u8; 8] {
+        let mut r = iv;
+        for b in data.chunks_exact_mut(8) {
+            match kind {
+                // CBC encryption and the CBC-MAC chain.
+                0 | 2 => {
+                    for (x, y) in r.iter_mut().zip(b.iter()) {
+                        *x ^= y;
+                    }
+                    c.encrypt_blocks(&mut r);
+                    if kind == 0 {
+                        b.copy_from_slice(&r);
+                    }
+                }
+                // CFB encryption.
+                1 => {
+                    c.encrypt_blocks(&mut r);
+                    for (x, y) in r.iter_mut().zip(b.iter()) {
+                        *x ^= y;
+                    }
+                    b.copy_from_slice(&r);
+                }
+                // OFB.
+                _ => {
+                    c.encrypt_blocks(&mut r);
+                    for (x, y) in b.iter_mut().zip(r.iter()) {
+                        *x ^= y;
+                    }
+                }
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn portable_chains_match_block_by_block_chains() {
+        let key: Vec<u8> = (0u8..32)
+            .map(|i| i.wrapping_mul(29).wrapping_add(7))
+            .collect();
+        let iv = [0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0];
+        let magma = Magma::with_backend(&key, SBox::Tc26Z, Backend::Portable).unwrap();
+        let gost = Gost28147::with_backend(&key, SBox::CryptoProA, Backend::Portable).unwrap();
+        for blocks in [0usize, 1, 2, 5, 64] {
+            let data: Vec<u8> = (0..blocks * 8).map(|i| (i * 31 + 3) as u8).collect();
+            for kind in 0..4 {
+                let check = |core: &Core, reference: &dyn Fn(&mut [u8]) -> [u8; 8]| {
+                    let mut expected = data.clone();
+                    let expected_register = reference(&mut expected);
+                    let mut got = data.clone();
+                    let mut register = iv;
+                    let chain = match kind {
+                        0 => Chain::CbcEncrypt(&mut got),
+                        1 => Chain::CfbEncrypt(&mut got),
+                        2 => Chain::CbcMac(&data),
+                        _ => Chain::Ofb(&mut got),
+                    };
+                    assert!(core.portable_chain(&mut register, chain));
+                    assert_eq!(register, expected_register, "kind {kind}, {blocks} blocks");
+                    if kind != 2 {
+                        assert_eq!(got, expected, "kind {kind}, {blocks} blocks");
+                    }
+                };
+                check(&magma.core, &|d: &mut [u8]| {
+                    reference_chain(&magma, kind, iv, d)
+                });
+                check(&gost.core, &|d: &mut [u8]| {
+                    reference_chain(&gost, kind, iv, d)
+                });
+            }
+        }
+        // Partial blocks or a register of another size: declined, nothing touched.
+        let mut register = iv;
+        let mut odd = [1u8; 12];
+        assert!(!magma
+            .core
+            .portable_chain(&mut register, Chain::Ofb(&mut odd)));
+        assert_eq!((register, odd), (iv, [1u8; 12]));
+        let mut long_register = [0u8; 16];
+        let mut block = [2u8; 8];
+        assert!(!magma
+            .core
+            .portable_chain(&mut long_register, Chain::Ofb(&mut block)));
+        assert_eq!(block, [2u8; 8]);
+    }
+
+    #[test]
+    fn every_kernel_and_chain_choice_gives_the_same_chains() {
+        let key = [0x5au8; 32];
+        let iv = [7u8; 8];
+        let data: Vec<u8> = (0..40 * 8).map(|i| (i * 13 + 1) as u8).collect();
+        let reference = Magma::with_backend(&key, SBox::Tc26Z, Backend::Portable).unwrap();
+        for &backend in Backend::ALL {
+            let Ok(kernel) = Kernel::with_backend(backend) else {
+                continue;
+            };
+            for chain_portable in [false, true] {
+                let m = Magma::build(&key, SBox::Tc26Z, kernel, chain_portable).unwrap();
+                for kind in [0usize, 1, 3] {
+                    let mut expected = data.clone();
+                    reference_chain(&reference, kind, iv, &mut expected);
+                    let mut got = data.clone();
+                    let mut register = iv;
+                    let chain = match kind {
+                        0 => Chain::CbcEncrypt(&mut got),
+                        1 => Chain::CfbEncrypt(&mut got),
+                        _ => Chain::Ofb(&mut got),
+                    };
+                    if !m.feedback_chain(&mut register, chain) {
+                        // Declined: the mode's loop would run, as the reference does.
+                        got.copy_from_slice(&expected);
+                    }
+                    assert_eq!(
+                        got, expected,
+                        "{backend:?}, portable chain {chain_portable}, kind {kind}"
+                    );
+                }
+            }
         }
     }
 }

@@ -9,13 +9,13 @@ use std::sync::OnceLock;
 
 use zeroize::Zeroize;
 
-use super::engine::Engine;
+use super::kernel::Kernel;
 #[cfg(target_arch = "x86_64")]
-use super::engine::MAX_LANES;
+use super::kernel::MAX_LANES;
 #[cfg(target_arch = "x86_64")]
 use super::nibble::{nibble_tables, NibbleTables};
 use super::sbox::SBox;
-use crate::block::Feedback;
+use crate::block::{Chain, Feedback};
 use crate::cpu::Backend;
 
 /// The four combined lookup tables of one S-box set.
@@ -110,11 +110,14 @@ pub(crate) struct Core {
     nibbles: &'static NibbleTables,
     layout: Layout,
     sbox: SBox,
-    engine: Engine,
+    kernel: Kernel,
+    /// Single-stream chains run on the portable rounds ([`Core::portable_chain`]), not on the
+    /// kernel's one-lane chain (the CPU's plan).
+    chain_portable: bool,
 }
 
 impl Core {
-    pub(crate) fn new(round_keys: [u32; 32], sbox: SBox, layout: Layout, engine: Engine) -> Core {
+    pub(crate) fn new(round_keys: [u32; 32], sbox: SBox, layout: Layout, kernel: Kernel) -> Core {
         let mut decrypt_keys = round_keys;
         decrypt_keys.reverse();
         Core {
@@ -127,12 +130,70 @@ impl Core {
             nibbles: nibble_tables(sbox),
             layout,
             sbox,
-            engine,
+            kernel,
+            chain_portable: kernel == Kernel::Portable,
         }
     }
 
+    /// Sets whether single-stream chains run on the portable rounds.
+    pub(crate) fn with_portable_chain(mut self, portable: bool) -> Core {
+        self.chain_portable = portable || self.kernel == Kernel::Portable;
+        self
+    }
+
+    /// Whether single-stream chains run on the portable rounds.
+    pub(crate) fn chain_portable(&self) -> bool {
+        self.chain_portable
+    }
+
+    /// A single-stream chain on the portable rounds: the chaining value stays in two words for the
+    /// whole chain, where the mode's generic loop converts it to bytes and makes a call per block.
+    /// Declines (false, touching nothing) unless the register is one block and the data whole
+    /// blocks.
+    pub(crate) fn portable_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
+        if register.len() != 8 || !chain.len().is_multiple_of(8) {
+            return false;
+        }
+        let keys = &self.encrypt_keys;
+        let layout = self.layout;
+        let encrypt = |r: (u32, u32)| {
+            let mut h = [r];
+            self.rounds(keys, &mut h);
+            h[0]
+        };
+        let xor = |a: (u32, u32), b: (u32, u32)| (a.0 ^ b.0, a.1 ^ b.1);
+        let mut r = layout.load(register);
+        match chain {
+            Chain::CbcEncrypt(data) => {
+                for b in data.chunks_exact_mut(8) {
+                    r = encrypt(xor(r, layout.load(b)));
+                    layout.store(r, b);
+                }
+            }
+            Chain::CfbEncrypt(data) => {
+                for b in data.chunks_exact_mut(8) {
+                    r = xor(encrypt(r), layout.load(b));
+                    layout.store(r, b);
+                }
+            }
+            Chain::CbcMac(data) => {
+                for b in data.chunks_exact(8) {
+                    r = encrypt(xor(r, layout.load(b)));
+                }
+            }
+            Chain::Ofb(data) => {
+                for b in data.chunks_exact_mut(8) {
+                    r = encrypt(r);
+                    layout.store(xor(r, layout.load(b)), b);
+                }
+            }
+        }
+        layout.store(r, register);
+        true
+    }
+
     pub(crate) fn backend(&self) -> Backend {
-        self.engine.backend()
+        self.kernel.backend()
     }
 
     pub(crate) fn sbox(&self) -> SBox {
@@ -157,15 +218,15 @@ impl Core {
     }
 
     fn run(&self, decrypt: bool, data: &mut [u8]) {
-        match self.engine {
-            Engine::Portable if decrypt => self.process(&self.decrypt_keys, data),
-            Engine::Portable => self.process(&self.encrypt_keys, data),
+        match self.kernel {
+            Kernel::Portable if decrypt => self.process(&self.decrypt_keys, data),
+            Kernel::Portable => self.process(&self.encrypt_keys, data),
             #[cfg(target_arch = "x86_64")]
-            Engine::Simd(s) => s.blocks(&self.words, self.nibbles, self.layout, decrypt, data),
+            Kernel::Simd(s) => s.blocks(&self.words, self.nibbles, self.layout, decrypt, data),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Engine::Neon if decrypt => super::aarch64_neon::decrypt_blocks(self, self.layout, data),
+            Kernel::Neon if decrypt => super::aarch64_neon::decrypt_blocks(self, self.layout, data),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Engine::Neon => super::aarch64_neon::encrypt_blocks(self, self.layout, data),
+            Kernel::Neon => super::aarch64_neon::encrypt_blocks(self, self.layout, data),
         }
     }
 
@@ -180,11 +241,11 @@ impl Core {
     ) {
         #[cfg(target_arch = "x86_64")]
         if let Some(first) = ciphers.first().map(|c| core(c)) {
-            let Engine::Simd(simd) = first.engine else {
+            let Kernel::Simd(simd) = first.kernel else {
                 return Core::one_by_one(ciphers, core, decrypt, blocks);
             };
             let uniform = ciphers.iter().map(|c| core(c)).all(|c| {
-                c.engine == first.engine && c.sbox == first.sbox && c.layout == first.layout
+                c.kernel == first.kernel && c.sbox == first.sbox && c.layout == first.layout
             });
             if uniform {
                 let step = simd.max_lanes();
@@ -212,11 +273,11 @@ impl Core {
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
         if let Some(first) = ciphers.first().map(|c| core(c)) {
-            let Engine::Simd(simd) = first.engine else {
+            let Kernel::Simd(simd) = first.kernel else {
                 return false;
             };
             let uniform = ciphers.iter().map(|c| core(c)).all(|c| {
-                c.engine == first.engine && c.sbox == first.sbox && c.layout == first.layout
+                c.kernel == first.kernel && c.sbox == first.sbox && c.layout == first.layout
             });
             if !uniform {
                 return false;

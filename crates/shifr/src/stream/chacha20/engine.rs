@@ -43,15 +43,18 @@ impl Zeroize for Engine {
 }
 
 impl Engine {
-    /// The engine [`cpu::select`] picks: the fastest this CPU supports, unless `SHIFR_BACKEND`
-    /// forces another (`portable`, `sse2`, `avx2`, `avx512`).
+    /// The engine of the CPU's plan: the fastest this CPU supports, unless `SHIFR_BACKEND` forces
+    /// another (`portable`, `sse2`, `avx2`, `avx512`).
     pub(super) fn select() -> Engine {
-        Engine::for_backend(cpu::select(&[
-            Backend::Sse2,
-            Backend::Avx2,
-            Backend::Avx512,
-            Backend::Neon,
-        ]))
+        Engine::for_backend(Engine::plan().bulk)
+    }
+
+    /// The CPU's plan for the ChaCha20 key stream ([`cpu::plan`]).
+    pub(super) fn plan() -> cpu::Plan {
+        cpu::plan(
+            cpu::Primitive::ChaCha20,
+            &[Backend::Sse2, Backend::Avx2, Backend::Avx512, Backend::Neon],
+        )
     }
 
     /// The engine for a backend `cpu` has already checked; unknown ones fall back to portable.

@@ -128,6 +128,11 @@ pub struct ChaCha20 {
 }
 
 impl ChaCha20 {
+    /// The backends new ciphers take on this CPU, and why ([`crate::cpu::plan`]).
+    pub fn plan() -> crate::cpu::Plan {
+        Engine::plan()
+    }
+
     /// Creates the cipher positioned at the start of block `counter`.
     ///
     /// Errors: [`Error::InvalidKeyLength`] unless `key` is 32 bytes, [`Error::InvalidNonceLength`]

@@ -1,9 +1,11 @@
-//! Which Magma / GOST 28147-89 backend runs: chosen once per key through [`crate::cpu::select`]
-//! (so `SHIFR_BACKEND` forces any of them), or required explicitly with `with_backend`.
+//! Which Magma / GOST 28147-89 kernel runs: chosen once per key from the CPU's plan
+//! ([`crate::cpu::plan`]: the bulk kernel, and whether single-stream chains take the portable
+//! rounds instead), so `SHIFR_BACKEND` forces any of them; or required explicitly with
+//! `with_backend`.
 
 #[cfg(target_arch = "x86_64")]
 use crate::block::Feedback;
-use crate::cpu::{self, Backend};
+use crate::cpu::{self, Backend, Primitive, Reason};
 use crate::{Error, Result};
 
 #[cfg(target_arch = "x86_64")]
@@ -11,7 +13,7 @@ use super::{nibble::NibbleTables, soft::Layout, x86_avx2::Avx2, x86_avx512::Avx5
 
 /// The backend of one key: the portable table code or a SIMD backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Engine {
+pub(crate) enum Kernel {
     Portable,
     #[cfg(target_arch = "x86_64")]
     Simd(Simd),
@@ -63,38 +65,63 @@ fn offered() -> &'static [Backend] {
     &[]
 }
 
-impl Engine {
-    /// The best backend, or the one `SHIFR_BACKEND` forces.
-    pub(crate) fn select() -> Engine {
-        Engine::build(cpu::select(offered())).unwrap_or(Engine::Portable)
+impl Kernel {
+    /// The CPU's plan for Magma ([`cpu::plan`]).
+    pub(crate) fn plan() -> cpu::Plan {
+        cpu::plan(Primitive::Magma, offered())
+    }
+
+    /// The plan's bulk kernel, and whether single-stream chains run on the portable rounds (the
+    /// plan's chain backend is portable, or the kernel has no one-lane chain: only AVX-512 has).
+    /// A forced backend runs everything, chains included, on its own kernel, as `with_backend`.
+    pub(crate) fn planned() -> (Kernel, bool) {
+        let plan = Kernel::plan();
+        let kernel = Kernel::build(plan.bulk).unwrap_or(Kernel::Portable);
+        let chain_portable = match plan.reason {
+            Reason::Forced => kernel == Kernel::Portable,
+            _ => plan.chain == Backend::Portable || !kernel.has_chain_kernel(),
+        };
+        (kernel, chain_portable)
+    }
+
+    /// Whether the kernel has a one-lane feedback kernel for single-stream chains. Without one, a
+    /// chain would call it one block at a time; AVX2 loses to the portable rounds then (magma-cbc
+    /// 16 KiB on AMD Zen 4: AVX2 43 MB/s, portable 78). NEON is left to its block calls, which
+    /// have not been measured against the portable rounds on a chain.
+    fn has_chain_kernel(self) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Simd(Simd::Avx2(_)) => false,
+            _ => true,
+        }
     }
 
     /// Exactly `backend`; [`Error::BackendUnavailable`] if Magma or this CPU lacks it.
-    pub(crate) fn with_backend(backend: Backend) -> Result<Engine> {
+    pub(crate) fn with_backend(backend: Backend) -> Result<Kernel> {
         let backend = cpu::require(backend, offered())?;
-        Engine::build(backend).ok_or(Error::BackendUnavailable(backend.name()))
+        Kernel::build(backend).ok_or(Error::BackendUnavailable(backend.name()))
     }
 
-    fn build(backend: Backend) -> Option<Engine> {
+    fn build(backend: Backend) -> Option<Kernel> {
         match backend {
-            Backend::Portable => Some(Engine::Portable),
+            Backend::Portable => Some(Kernel::Portable),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => Avx2::new().map(|b| Engine::Simd(Simd::Avx2(b))),
+            Backend::Avx2 => Avx2::new().map(|b| Kernel::Simd(Simd::Avx2(b))),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => Avx512Vbmi::new().map(|b| Engine::Simd(Simd::Avx512(b))),
+            Backend::Avx512 => Avx512Vbmi::new().map(|b| Kernel::Simd(Simd::Avx512(b))),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Backend::Neon => Some(Engine::Neon),
+            Backend::Neon => Some(Kernel::Neon),
             _ => None,
         }
     }
 
     pub(crate) fn backend(self) -> Backend {
         match self {
-            Engine::Portable => Backend::Portable,
+            Kernel::Portable => Backend::Portable,
             #[cfg(target_arch = "x86_64")]
-            Engine::Simd(s) => s.backend(),
+            Kernel::Simd(s) => s.backend(),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Engine::Neon => Backend::Neon,
+            Kernel::Neon => Backend::Neon,
         }
     }
 }

@@ -1,11 +1,44 @@
 //! CPU feature detection and backend selection: the one place where shifr decides which
 //! implementation runs.
 //!
-//! Each algorithm asks [`select`] at key setup for the best backend it has; the environment variable
-//! `SHIFR_BACKEND` (e.g. `SHIFR_BACKEND=portable`) forces one for tests and benchmarks, and
-//! [`Backend`] can also be passed explicitly to an algorithm's `with_backend` constructor.
+//! Each algorithm asks at key setup for its [`Plan`] (AES, 3DES, Magma, Kuznyechik, ChaCha20: the
+//! backend for bulk work, for short calls and for single-stream chains, from the table measured
+//! per micro-architecture and an optional calibration by `shifr tune`) or, for the MACs' field
+//! arithmetic, for the best backend it has ([`select`]). The environment variable `SHIFR_BACKEND`
+//! (e.g. `SHIFR_BACKEND=portable`) forces one for tests and benchmarks, and [`Backend`] can also be
+//! passed explicitly to an algorithm's `with_backend` constructor.
 
 use std::sync::OnceLock;
+
+pub mod calibration;
+pub mod microarch;
+mod plan;
+mod table;
+
+pub use microarch::{microarch, Microarch};
+pub use plan::{plan, resolve, Entry, Plan, Primitive, Reason, Work};
+
+/// The plan of every primitive on this CPU, in [`Primitive::ALL`] order.
+pub fn plans() -> Vec<(Primitive, Plan)> {
+    Primitive::ALL
+        .iter()
+        .map(|&p| {
+            let plan = match p {
+                Primitive::Aes => crate::block::aes::Aes::plan(),
+                Primitive::Tdes => crate::block::tdes::Tdes::plan(),
+                Primitive::Magma => crate::block::magma::Magma::plan(),
+                Primitive::Kuznyechik => crate::block::kuznyechik::Kuznyechik::plan(),
+                Primitive::ChaCha20 => crate::stream::chacha20::ChaCha20::plan(),
+            };
+            (p, plan)
+        })
+        .collect()
+}
+
+/// The measured choices of the table for `arch` (what [`plan`] applies on such a CPU).
+pub fn table_entries(arch: Microarch) -> &'static [Entry] {
+    table::entries(arch)
+}
 
 /// An implementation strategy. Not every algorithm has every backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -175,6 +208,15 @@ pub fn select(offered: &[Backend]) -> Backend {
         }
     }
     best(offered)
+}
+
+/// Every backend this CPU supports, in preference order.
+pub fn supported() -> Vec<Backend> {
+    Backend::ALL
+        .iter()
+        .copied()
+        .filter(|b| b.is_supported())
+        .collect()
 }
 
 /// The fastest supported backend among `offered` (Portable if none).
