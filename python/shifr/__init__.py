@@ -147,13 +147,21 @@ class Aead:
         return f"shifr.Aead({self.name!r}, tag_len={self.tag_len})"
 
 
-def _secret(key_file: Optional[PathLike], key: Optional[bytes], passphrase: Union[str, bytes, None]) -> Dict[str, Any]:
+def _secret(
+    key_file: Optional[PathLike],
+    key: Optional[bytes],
+    passphrase: Union[str, bytes, None],
+    max_kdf_memory: Optional[int] = None,
+    max_kdf_passes: Optional[int] = None,
+) -> Dict[str, Any]:
     if isinstance(passphrase, str):
         passphrase = passphrase.encode("utf-8")
     return {
         "key_file": os.fspath(key_file) if key_file is not None else None,
         "key": readonly_bytes(key) if key is not None else None,
         "passphrase": readonly_bytes(passphrase) if passphrase is not None else None,
+        "max_kdf_memory": max_kdf_memory,
+        "max_kdf_passes": max_kdf_passes,
     }
 
 
@@ -223,13 +231,23 @@ def decrypt_file(
     passphrase: Union[str, bytes, None] = None,
     threads: Optional[int] = None,
     force: bool = False,
+    max_kdf_memory: Optional[int] = None,
+    max_kdf_passes: Optional[int] = None,
 ) -> int:
     """Decrypts the container ``src`` into ``dst``, as ``shifr decrypt``; returns the plaintext
-    bytes. ``dst`` appears only once every chunk verified. Errors: :class:`NotShifrError`,
-    :class:`UnsupportedVersionError`, :class:`WrongKeyError`, :class:`TruncatedError`,
-    :class:`AuthenticationError`, :class:`ShifrIOError`, :class:`OutputExistsError`."""
+    bytes. ``dst`` appears only once every chunk verified. A passphrase file whose header asks for
+    more Argon2id memory than ``max_kdf_memory`` bytes (default: half of this machine's memory) or
+    more passes than ``max_kdf_passes`` (default: 3, what shifr writes) is refused before any key
+    derivation (:class:`InvalidParameterError`), as the CLI's ``--max-kdf-*``. Errors:
+    :class:`NotShifrError`, :class:`UnsupportedVersionError`, :class:`WrongKeyError`,
+    :class:`TruncatedError`, :class:`AuthenticationError`, :class:`ShifrIOError`,
+    :class:`OutputExistsError`, :class:`InvalidParameterError`."""
     return _shifr.decrypt_file(
-        os.fspath(src), os.fspath(dst), _secret(key_file, key, passphrase), threads, force
+        os.fspath(src),
+        os.fspath(dst),
+        _secret(key_file, key, passphrase, max_kdf_memory, max_kdf_passes),
+        threads,
+        force,
     )
 
 

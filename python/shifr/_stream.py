@@ -247,18 +247,23 @@ def open_encrypted(
     force: bool = False,
     salt: Optional[bytes] = None,
     nonce_prefix: Optional[bytes] = None,
+    max_kdf_memory: Optional[int] = None,
+    max_kdf_passes: Optional[int] = None,
 ) -> Union[EncryptedReader, EncryptedWriter]:
     """Opens a shifr container for streaming: ``"rb"`` reads its plaintext, ``"wb"`` writes a new
     container from the plaintext written to it. ``file`` is a path or a binary file object. The
     secret and the other keywords are those of :func:`shifr.encrypt_file`; ``aead``,
-    ``chunk_size``, ``force``, ``salt`` and ``nonce_prefix`` apply to ``"wb"`` only."""
+    ``chunk_size``, ``force``, ``salt`` and ``nonce_prefix`` apply to ``"wb"`` only,
+    ``max_kdf_memory`` and ``max_kdf_passes`` (as in :func:`shifr.decrypt_file`) to ``"rb"`` only."""
     from . import _new_file, _secret
 
-    secret = _secret(key_file, key, passphrase)
+    secret = _secret(key_file, key, passphrase, max_kdf_memory, max_kdf_passes)
     if mode in ("rb", "r"):
         if aead is not None or chunk_size is not None or salt is not None or nonce_prefix is not None:
             raise InvalidParameterError("aead, chunk_size, salt and nonce_prefix are for mode 'wb'")
         return EncryptedReader(file, secret)
     if mode in ("wb", "w"):
+        if max_kdf_memory is not None or max_kdf_passes is not None:
+            raise InvalidParameterError("max_kdf_memory and max_kdf_passes are for mode 'rb'")
         return EncryptedWriter(file, secret, _new_file(aead, chunk_size, salt, nonce_prefix), force)
     raise InvalidParameterError(f"mode must be 'rb' or 'wb', not {mode!r}")

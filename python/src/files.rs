@@ -36,9 +36,24 @@ pub struct SecretArgs {
     key_file: Option<PathBuf>,
     key: Option<Vec<u8>>,
     passphrase: Option<Vec<u8>>,
+    /// Decryption: the most Argon2id memory (bytes) and passes a header may ask for (default:
+    /// half of this machine's memory, the passes shifr writes), as the CLI's `--max-kdf-*`.
+    max_kdf_memory: Option<u64>,
+    max_kdf_passes: Option<u32>,
 }
 
 impl SecretArgs {
+    /// Refuses a header whose Argon2id cost exceeds the limits, before any key derivation.
+    fn check_kdf(&self, kdf: shifr::container::Kdf) -> Result<()> {
+        shifr_files::kdf_limit::Limits::new(self.max_kdf_memory, self.max_kdf_passes)
+            .check(kdf)
+            .map_err(|e| {
+                Failure::invalid(format!(
+                    "{e}; if you trust this file, pass max_kdf_memory=BYTES and max_kdf_passes=N"
+                ))
+            })
+    }
+
     fn owned(&self) -> Result<OwnedSecret> {
         OwnedSecret::from_args(
             self.key_file.as_deref(),
@@ -157,6 +172,7 @@ pub fn decrypt_file(
         let mut input = BufReader::new(open_input(&src)?);
         let header =
             read_header(&mut input).map_err(|e| Failure::container(e, &src_name, &dst_name))?;
+        secret.check_kdf(header.kdf)?;
         let owned = secret.owned()?;
         let cipher = FileCipher::for_decryption(&header, owned.as_secret())
             .map_err(|e| Failure::container(e, &src_name, &dst_name))?;
@@ -302,6 +318,7 @@ impl ChunkOpener {
     fn new(py: Python<'_>, header: &[u8], secret: SecretArgs, name: &str) -> PyResult<ChunkOpener> {
         let cipher = py.detach(|| -> Result<_> {
             let header = Header::parse(header).map_err(|e| Failure::container(e, name, ""))?;
+            secret.check_kdf(header.kdf)?;
             let owned = secret.owned()?;
             FileCipher::for_decryption(&header, owned.as_secret())
                 .map_err(|e| Failure::container(e, name, ""))

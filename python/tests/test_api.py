@@ -122,6 +122,33 @@ def test_passphrase_files_cross_the_cli_both_ways(tmp_path, cli, monkeypatch):
     assert not (tmp_path / "c").exists()
 
 
+def test_a_costly_kdf_header_is_refused_before_any_derivation(tmp_path, monkeypatch):
+    # Four passes: more than shifr writes (3), so refused by default, as `shifr decrypt` does.
+    monkeypatch.setenv("SHIFR_TEST_ARGON2", "64,4,1")
+    plain = tmp_path / "plain"
+    plain.write_bytes(pattern(5000))
+    enc = tmp_path / "four-passes.shifr"
+    shifr.encrypt_file(plain, enc, passphrase="pass")
+    with pytest.raises(shifr.InvalidParameterError, match=r"t = 4.*max_kdf_passes"):
+        shifr.decrypt_file(enc, tmp_path / "out", passphrase="pass")
+    with pytest.raises(shifr.InvalidParameterError, match="t = 4"):
+        shifr.open_encrypted(enc, "rb", passphrase="pass").read()
+    assert not (tmp_path / "out").exists()
+    # Raised limits: the file decrypts, by file and by stream.
+    shifr.decrypt_file(enc, tmp_path / "out", passphrase="pass", max_kdf_passes=4)
+    assert (tmp_path / "out").read_bytes() == plain.read_bytes()
+    with shifr.open_encrypted(enc, "rb", passphrase="pass", max_kdf_passes=4) as f:
+        assert f.read() == plain.read_bytes()
+    # A memory limit below the header's 64 KiB refuses it too.
+    monkeypatch.setenv("SHIFR_TEST_ARGON2", "64,1,1")
+    shifr.encrypt_file(plain, tmp_path / "small.shifr", passphrase="pass")
+    with pytest.raises(shifr.InvalidParameterError, match="m = 64 KiB"):
+        shifr.decrypt_file(tmp_path / "small.shifr", tmp_path / "x", passphrase="pass",
+                           max_kdf_memory=32 * 1024)
+    with pytest.raises(shifr.InvalidParameterError):
+        shifr.open_encrypted(tmp_path / "y", "wb", key=b"k" * 32, max_kdf_passes=4)
+
+
 @pytest.mark.parametrize("aead", ["aes-256-gcm", "magma-mgm"])
 def test_streams_cross_the_cli_both_ways(tmp_path, cli, key_file, aead):
     plain = pattern(3 * (1 << 20) + 333)

@@ -169,6 +169,18 @@ def test_fleet_bench_merges_every_worker(client, shifr_bin):
     assert len(report["rows"]) == 2 and all(r["mb_s"] > 0 for r in report["rows"])
 
 
+def test_fleet_bench_writes_the_multi_machine_report(client, shifr_bin, tmp_path):
+    out = tmp_path / "fleet"
+    report = sd.bench_fleet(["aes-256-gcm"], [4096], "none", 0.01, cli=shifr_bin, client=client,
+                            report_dir=str(out))
+    text = (out / "report.md").read_text()
+    # Both local workers share this host: two machines, told apart by number.
+    host = report["machines"][0]["host"]
+    assert f"{host}/1" in text and f"{host}/2" in text, text
+    assert (out / "machines.csv").exists() and str(out / "report.md") in report["report"]
+    assert len(list((out / "machines").glob("*.json"))) == 2
+
+
 def test_the_command_line_prints_its_throughput(tmp_path, key_file):
     src = tmp_path / "src"
     src.mkdir()

@@ -5,6 +5,7 @@
 //! file ([`OutputError::NotRegular`]).
 
 mod atomic;
+pub mod kdf_limit;
 pub mod tune_cache;
 #[cfg(target_os = "linux")]
 mod unnamed;

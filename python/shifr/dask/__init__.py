@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import platform
+import shutil
 import socket
 import stat
 import subprocess
@@ -428,13 +429,44 @@ def _bench_task(algorithms: List[str], sizes: List[Any], peers: str, seconds: fl
     return {"machine": _machine(), "rows": rows, "notes": notes}
 
 
+def merge_report(fleet: Dict[str, Any], out_dir: str, cli: Optional[str] = None) -> List[str]:
+    """Writes the report of ``shifr report merge`` for a :func:`bench_fleet` result into
+    ``out_dir``: one JSON file of rows per machine (in ``out_dir/machines/``), merged by the CLI
+    (``cli``, else ``shifr`` on PATH). Returns the files the CLI wrote."""
+    exe = cli or shutil.which("shifr")
+    if not exe:
+        raise shifr.ShifrError("shifr report merge needs the shifr CLI: give its path (--cli) or put it on PATH")
+    hosts = [m["host"] for m in fleet["machines"]]
+    label: Dict[str, str] = {}
+    for i, m in enumerate(fleet["machines"]):
+        shared = hosts.count(m["host"]) > 1
+        label[m["worker"]] = f"{m['host']}/{hosts[: i + 1].count(m['host'])}" if shared else m["host"]
+    machines_dir = os.path.join(out_dir, "machines")
+    os.makedirs(machines_dir, exist_ok=True)
+    files = []
+    for worker, name in label.items():
+        rows = [dict(r, machine=name) for r in fleet["rows"] if r.get("worker") == worker]
+        path = os.path.join(machines_dir, name.replace("/", "-") + ".json")
+        _write_json_atomic(path, rows)
+        files.append(path)
+    run = subprocess.run([exe, "report", "merge", *files, "--out", out_dir],
+                         capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        raise shifr.ShifrError(f"shifr report merge failed: {run.stderr.strip()}")
+    return [line[len("wrote "):] for line in run.stdout.splitlines() if line.startswith("wrote ")]
+
+
 def bench_fleet(algorithms: Iterable[str] = ("aes-256-gcm", "chacha20-poly1305"),
                 sizes: Iterable[Any] = (16384, 1 << 20), peers: str = "none", seconds: float = 0.12,
-                cli: Optional[str] = None, client: Any = None, scheduler: Optional[str] = None
+                cli: Optional[str] = None, client: Any = None, scheduler: Optional[str] = None,
+                report_dir: Optional[str] = None, merge_cli: Optional[str] = None
                 ) -> Dict[str, Any]:
     """Runs the benchmark on every worker, one worker after another (so that workers sharing a
     machine do not disturb each other's samples), and merges the rows into one report: every row
-    gains ``machine`` (host name), ``worker`` and ``cpu``."""
+    gains ``machine`` (host name), ``worker`` and ``cpu``. With ``report_dir``, also writes the
+    multi-machine report of ``shifr report merge`` there (report.md, CSV, charts: one row per
+    machine), running ``merge_cli`` (default: ``cli``, else ``shifr`` on PATH); workers that share
+    a host are told apart as ``host/1``, ``host/2``..."""
     own = client is None
     client = client or _client(scheduler)
     try:
@@ -448,7 +480,10 @@ def bench_fleet(algorithms: Iterable[str] = ("aes-256-gcm", "chacha20-poly1305")
             for row in result["rows"]:
                 rows.append(dict(row, machine=m["host"], worker=w, cpu=m["cpu"]))
             notes.extend(f"{w}: {n}" for n in result["notes"])
-        return {"format": "shifr-fleet-bench/1", "machines": machines, "rows": rows, "notes": notes}
+        fleet = {"format": "shifr-fleet-bench/1", "machines": machines, "rows": rows, "notes": notes}
+        if report_dir is not None:
+            fleet["report"] = merge_report(fleet, report_dir, merge_cli or cli)
+        return fleet
     finally:
         if own:
             _close(client)

@@ -59,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     ben.add_argument("--seconds", type=float, default=0.12, help="measured seconds per row")
     ben.add_argument("--cli", metavar="SHIFR", help="run this `shifr` binary's bench --json instead")
     ben.add_argument("-o", "--output", metavar="FILE", help="write the merged JSON report here")
+    ben.add_argument("--report", metavar="DIR",
+                     help="also write the multi-machine report of `shifr report merge` into DIR")
     _common(ben)
     return parser
 
@@ -95,7 +97,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                   f"{e['size'] / e['seconds'] / 1e6 if e['seconds'] > 0 else 0.0:.1f} MB/s")
         else:
             report = sd.bench_fleet(args.alg.split(","), args.size.split(","), args.peers,
-                                    args.seconds, args.cli, client=client)
+                                    args.seconds, args.cli, client=client, report_dir=args.report)
             text = json.dumps(report, indent=1)
             if args.output:
                 with open(args.output, "w", encoding="utf-8") as f:
