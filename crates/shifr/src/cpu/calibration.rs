@@ -48,6 +48,9 @@ pub enum CalibrationError {
     /// A calibration is already installed in this process.
     #[error("a calibration is already installed")]
     AlreadyInstalled,
+    /// Keys were set up before the calibration arrived: it would apply to some keys only.
+    #[error("installed too late: keys were already set up in this process")]
+    TooLate,
 }
 
 /// A parsed calibration: the CPU it was measured on and its choices.
@@ -149,8 +152,9 @@ pub fn parse(text: &str) -> Result<Calibration, CalibrationError> {
 
 static INSTALLED: OnceLock<Vec<Entry>> = OnceLock::new();
 
-/// Installs a calibration file's choices for every key set up from now on in this process.
-/// Errors: a malformed file, one made on another CPU, or a second installation.
+/// Installs a calibration file's choices for every key of this process: call it before any key
+/// is set up. Errors: a malformed file, one made on another CPU, a second installation, or one
+/// after keys were set up.
 pub fn install(text: &str) -> Result<(), CalibrationError> {
     let calibration = parse(text)?;
     let here = signature();
@@ -159,6 +163,9 @@ pub fn install(text: &str) -> Result<(), CalibrationError> {
             file: calibration.cpu,
             here,
         });
+    }
+    if super::plan::planned() {
+        return Err(CalibrationError::TooLate);
     }
     INSTALLED
         .set(calibration.entries)

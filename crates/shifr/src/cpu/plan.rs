@@ -8,9 +8,13 @@
 //! produces the same bytes, so the plan changes speed only, never a result; and it is fixed when a
 //! key is set up, so no timing is taken on the data path.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
 use super::{best, calibration, forced, microarch, table, Backend};
 
-/// The primitives whose backends are chosen by a plan.
+/// The primitives whose backends are chosen by a plan (in [`Primitive::ALL`] order: the
+/// discriminant indexes the plan cache).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Primitive {
     /// AES (FIPS 197), all key sizes.
@@ -200,20 +204,37 @@ fn usable(backend: Backend, offered: &[Backend]) -> bool {
     backend == Backend::Portable || (offered.contains(&backend) && backend.is_supported())
 }
 
-/// The plan for `primitive`, which offers `offered` besides the portable backend, on this CPU.
+/// Set once a plan has been made: a calibration installed after that would not apply to every
+/// key, so [`calibration::install`] refuses it.
+static PLANNED: AtomicBool = AtomicBool::new(false);
+
+/// Whether any plan has been made in this process.
+pub(crate) fn planned() -> bool {
+    PLANNED.load(Ordering::Acquire)
+}
+
+/// The plan for `primitive`, which offers `offered` besides the portable backend, on this CPU:
+/// made on first use and kept for the process (the CPU, `SHIFR_BACKEND` and the calibration do
+/// not change; a primitive always offers the same backends on one CPU), so a key setup pays one
+/// load for it.
 pub fn plan(primitive: Primitive, offered: &[Backend]) -> Plan {
-    if let Some(b) = forced() {
-        if usable(b, offered) {
-            return Plan::forced(b);
+    static PLANS: [OnceLock<Plan>; Primitive::ALL.len()] =
+        [const { OnceLock::new() }; Primitive::ALL.len()];
+    *PLANS[primitive as usize].get_or_init(|| {
+        PLANNED.store(true, Ordering::Release);
+        if let Some(b) = forced() {
+            if usable(b, offered) {
+                return Plan::forced(b);
+            }
         }
-    }
-    resolve(
-        primitive,
-        offered,
-        table::entries(microarch::microarch()),
-        calibration::installed(),
-        microarch::microarch(),
-    )
+        resolve(
+            primitive,
+            offered,
+            table::entries(microarch::microarch()),
+            calibration::installed(),
+            microarch::microarch(),
+        )
+    })
 }
 
 /// The plan from the preference order, then `table` (this micro-architecture's entries), then
@@ -332,6 +353,13 @@ mod tests {
         }
         assert_eq!(p.for_len(1), Backend::Portable);
         assert_eq!(p.reason, Reason::Forced);
+    }
+
+    #[test]
+    fn all_lists_every_primitive_in_discriminant_order() {
+        for (i, &p) in Primitive::ALL.iter().enumerate() {
+            assert_eq!(p as usize, i);
+        }
     }
 
     #[test]
