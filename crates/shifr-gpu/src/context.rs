@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use shifr::block::magma::SBox;
+use shifr::hazmat::block::magma::SBox;
 
 use crate::cuda::{CudaDevice, PinnedBuffer};
 use crate::device::{groups_for, Arg, Device, GROUP_SIZE};

@@ -21,7 +21,7 @@ use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::{self, Ptx};
-use shifr::block::magma::SBox;
+use shifr::hazmat::block::magma::SBox;
 
 use crate::device::{Arg, ChunkKernel, Device, TableCache, Tables};
 use crate::error::{GpuError, Result};

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use crate::error::{GpuError, Result};
 use crate::tables::TableId;
-use shifr::block::magma::SBox;
+use shifr::hazmat::block::magma::SBox;
 
 /// One kernel argument.
 pub(crate) enum Arg<'a, B> {

@@ -1,7 +1,7 @@
 //! A keyed kernel invocation over a byte buffer (CTR / ECB / ChaCha20): which kernel, what constant
 //! buffers (tables, round keys) and scalars it takes, and how its counter advances per chunk.
 
-use shifr::block::magma::SBox;
+use shifr::hazmat::block::magma::SBox;
 use shifr::{Error, Result};
 use zeroize::Zeroizing;
 
@@ -113,7 +113,9 @@ impl GpuJob {
             expected: "12",
             got: nonce.len(),
         })?;
-        let state = Zeroizing::new(shifr::stream::chacha20::setup_state(key, counter, nonce));
+        let state = Zeroizing::new(shifr::hazmat::stream::chacha20::setup_state(
+            key, counter, nonce,
+        ));
         Ok(GpuJob {
             label: "chacha20".into(),
             kernel: entry::CHACHA20_XOR,
@@ -129,7 +131,7 @@ impl GpuJob {
 
     /// Magma CTR (GOST R 34.13): 32-byte key, 4-byte IV (the counter starts at `iv || 0^32`).
     pub fn magma_ctr(key: &[u8], iv: &[u8], sbox: SBox, variant: MagmaVariant) -> Result<GpuJob> {
-        let block = shifr::mode::ctr::gost_counter_block(iv, 8)?;
+        let block = shifr::hazmat::mode::ctr::gost_counter_block(iv, 8)?;
         let counter = u64::from_be_bytes(block[..8].try_into().expect("8-byte block"));
         Self::magma(key, sbox, variant, Counter::U64(counter), "ctr")
     }
@@ -182,7 +184,7 @@ impl GpuJob {
 
     /// Kuznyechik CTR (GOST R 34.13): 32-byte key, 8-byte IV (counter `iv || 0^64`).
     pub fn kuznyechik_ctr(key: &[u8], iv: &[u8]) -> Result<GpuJob> {
-        let block = shifr::mode::ctr::gost_counter_block(iv, 16)?;
+        let block = shifr::hazmat::mode::ctr::gost_counter_block(iv, 16)?;
         let counter = u128::from_be_bytes(block[..16].try_into().expect("16-byte block"));
         Self::kuznyechik(key, Counter::U128(counter), "ctr")
     }

@@ -9,7 +9,7 @@
 use std::sync::Mutex;
 
 use shifr::aead::keystream::{check_segments, KeystreamCipher, KeystreamKey, KeystreamSource};
-use shifr::block::magma::SBox;
+use shifr::hazmat::block::magma::SBox;
 use zeroize::Zeroizing;
 
 use crate::context::GpuContext;
@@ -77,7 +77,8 @@ impl SegmentJob {
                             got: key.key.len(),
                         })?;
                 // Words 0..12 (constants and key) are all the kernel reads; 12..16 come per segment.
-                let state = Zeroizing::new(shifr::stream::chacha20::setup_state(k, 0, &[0; 12]));
+                let state =
+                    Zeroizing::new(shifr::hazmat::stream::chacha20::setup_state(k, 0, &[0; 12]));
                 (
                     entry::CHACHA20_SEGMENTS,
                     vec![bytes_u32(&state[..])],

@@ -17,7 +17,7 @@ use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::platform::get_platforms;
 use opencl3::program::Program;
 use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING};
-use shifr::block::magma::SBox;
+use shifr::hazmat::block::magma::SBox;
 
 use crate::device::{Arg, ChunkKernel, Device, TableCache, Tables};
 use crate::error::{GpuError, Result};

@@ -1,7 +1,7 @@
 //! The kernel program: one source text for both compilers (the prelude maps the dialects), plus the
 //! Magma Boolean-function masks of one S-box set.
 
-use shifr::block::magma::SBox;
+use shifr::hazmat::block::magma::SBox;
 
 const PRELUDE: &str = include_str!("../kernels/prelude.h");
 const KERNELS: [&str; 5] = [

@@ -8,7 +8,7 @@
 //! schedule runs in the kernel from the 32-byte key (see kernels/kuznyechik.cl for why). Both kernels
 //! read secret-indexed tables: NOT constant-time.
 
-use shifr::block::magma::SBox;
+use shifr::hazmat::block::magma::SBox;
 use shifr::{Error, Result as LibResult};
 use zeroize::Zeroizing;
 

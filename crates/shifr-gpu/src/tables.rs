@@ -6,8 +6,8 @@
 //! The key-independent tables are named by [`TableId`]: each device uploads one once and keeps it for
 //! the life of its context (`device::TableCache`), so a call uploads only its keys and data.
 
-use shifr::block::kuznyechik::{self, Kuznyechik};
-use shifr::block::magma::{self, SBox};
+use shifr::hazmat::block::kuznyechik::{self, Kuznyechik};
+use shifr::hazmat::block::magma::{self, SBox};
 use shifr::{Error, Result};
 use zeroize::Zeroizing;
 

@@ -1,5 +1,5 @@
 //! Multi-stream Kuznyechik on the GPU (`GpuContext::kuznyechik_streams`) against the CPU library:
-//! the multi-stream API (`shifr::mode::multistream`) for every stream and the single-stream modes
+//! the multi-stream API (`shifr::hazmat::mode::multistream`) for every stream and the single-stream modes
 //! (`mode::cfb`, `mode::cbc`, `mac::omac`) for the first and last stream, on random keys, IVs and
 //! data, 1 / 3 / 64 / 1000 streams of 0 / 16 / 512 bytes; rejected layouts; and the constant tables
 //! uploaded once per context. Runs on whatever device is present (PoCL's CPU device in CI); with
@@ -8,10 +8,10 @@
 mod support;
 
 use rand::{Rng, RngCore, SeedableRng};
-use shifr::block::kuznyechik::Kuznyechik;
 use shifr::cpu::Backend;
-use shifr::mac::omac;
-use shifr::mode::{cbc, cfb, multistream};
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::mac::omac;
+use shifr::hazmat::mode::{cbc, cfb, multistream};
 use shifr_gpu::{GpuContext, GpuError, GpuJob, StreamMode};
 
 /// The tests share one device and run one at a time (PoCL's start-up is not safe to race).

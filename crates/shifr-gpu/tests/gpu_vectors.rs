@@ -10,7 +10,7 @@ mod support;
 
 use std::path::PathBuf;
 
-use shifr::block::magma::SBox;
+use shifr::hazmat::block::magma::SBox;
 use shifr_gpu::{GpuContext, GpuError, GpuJob, MagmaVariant, StreamMode};
 
 /// One stream of `cipher` (`magma` or `kuznyechik`) through the GPU's multi-stream kernel: the data

@@ -6,13 +6,13 @@
 mod support;
 
 use rand::{Rng, RngCore, SeedableRng};
-use shifr::block::aes::Aes;
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::magma::{Magma, SBox};
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
-use shifr::mode::{ctr, multistream};
-use shifr::stream::chacha20::ChaCha20;
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::magma::{Magma, SBox};
+use shifr::hazmat::block::BlockCipher;
+use shifr::hazmat::mode::{ctr, multistream};
+use shifr::hazmat::stream::chacha20::ChaCha20;
 use shifr_gpu::{GpuContext, GpuError, GpuJob, MagmaVariant, StreamMode};
 
 /// The tests share one device and run one at a time: PoCL's and the ICD loader's start-up is not

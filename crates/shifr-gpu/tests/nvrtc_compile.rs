@@ -34,7 +34,7 @@ fn cuda_program_compiles_for_every_sbox_set() {
             }
             Err(e) => panic!("NVRTC, {arch}: {e}"),
         };
-        assert_eq!(ptxs.len(), shifr::block::magma::SBox::ALL.len());
+        assert_eq!(ptxs.len(), shifr::hazmat::block::magma::SBox::ALL.len());
         for (sbox, ptx) in &ptxs {
             let target = format!(".target {arch}");
             assert!(

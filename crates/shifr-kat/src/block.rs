@@ -1,8 +1,8 @@
 //! `mode = block` for the block ciphers: encryption and decryption of whole blocks, plus the
 //! round-by-round traces the GOST standards print (Magma `g01..g31`, Kuznyechik `lsx1..lsx9`).
 
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::magma::Magma;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::magma::Magma;
 use shifr::Error;
 
 use crate::ciphers::{block_len, boxed, gost28147_little_endian, magma_sbox};

@@ -7,7 +7,7 @@
 //! `counter` means 0 (where the XChaCha20 and AEAD key streams start).
 
 use shifr::aead::chacha20poly1305::poly1305_key_gen;
-use shifr::stream::chacha20::{self, ChaCha20, XChaCha20};
+use shifr::hazmat::stream::chacha20::{self, ChaCha20, XChaCha20};
 use shifr::Error;
 
 use crate::ctx::{fail, lib, skip, Ctx, Step};

@@ -6,11 +6,11 @@
 //! ([`Magma::with_sbox`]) unless one of its notes states a little-endian byte order, in which case
 //! the GOST 28147-89 / OpenSSL gost89 conventions ([`Gost28147`]) are used.
 
-use shifr::block::aes::Aes;
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::magma::{Gost28147, Magma, SBox};
-use shifr::block::tdes::Tdes;
-use shifr::block::{BlockCipher, KeyInit};
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::magma::{Gost28147, Magma, SBox};
+use shifr::hazmat::block::tdes::Tdes;
+use shifr::hazmat::block::{BlockCipher, KeyInit};
 use shifr::Error;
 
 use crate::ctx::Ctx;

@@ -1,7 +1,7 @@
 //! `mode = keyschedule`: round keys (and Kuznyechik's round constants).
 
-use shifr::block::kuznyechik::{self, Kuznyechik};
-use shifr::block::magma;
+use shifr::hazmat::block::kuznyechik::{self, Kuznyechik};
+use shifr::hazmat::block::magma;
 
 use crate::ciphers::gost28147_little_endian;
 use crate::ctx::{lib, skip, Ctx, Step};

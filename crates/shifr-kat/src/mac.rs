@@ -2,11 +2,11 @@
 //! computed one-shot and incrementally (with the message split at several points) and verified;
 //! `result = invalid` records pass only if verification fails.
 
-use shifr::block::{BlockCipher, KeyInit};
-use shifr::mac::omac::{self, Omac};
-use shifr::mac::omac_acpkm;
-use shifr::mac::poly1305::{self, Poly1305};
-use shifr::util::ct_eq;
+use shifr::hazmat::block::{BlockCipher, KeyInit};
+use shifr::hazmat::mac::omac::{self, Omac};
+use shifr::hazmat::mac::omac_acpkm;
+use shifr::hazmat::mac::poly1305::{self, Poly1305};
+use shifr::hazmat::util::ct_eq;
 use shifr::Error;
 
 use crate::ciphers::{block_len, boxed, with_cipher, Visit};

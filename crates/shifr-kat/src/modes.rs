@@ -2,8 +2,8 @@
 //! OFB, CTR (SP 800-38A full counter block or GOST half-block IV) and CTR-ACPKM. Every record is
 //! checked in both directions: encrypt(pt) = ct and decrypt(ct) = pt.
 
-use shifr::block::{BlockCipher, KeyInit};
-use shifr::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, ofb, padding};
+use shifr::hazmat::block::{BlockCipher, KeyInit};
+use shifr::hazmat::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, ofb, padding};
 use shifr::Error;
 
 use crate::ciphers::{block_len, boxed, with_cipher, Visit};

@@ -1,7 +1,7 @@
 //! `mode = table`: the reference S-boxes against the library's tables.
 
-use shifr::block::kuznyechik;
-use shifr::block::magma::SBox;
+use shifr::hazmat::block::kuznyechik;
+use shifr::hazmat::block::magma::SBox;
 
 use crate::ciphers::magma_sbox;
 use crate::ctx::{Ctx, Step};

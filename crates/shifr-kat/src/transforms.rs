@@ -1,6 +1,6 @@
 //! `mode = transform-*`: the round transformations of Kuznyechik (S, R, L) and Magma (t, g).
 
-use shifr::block::{kuznyechik, magma};
+use shifr::hazmat::block::{kuznyechik, magma};
 
 use crate::ciphers::magma_sbox;
 use crate::ctx::{Ctx, Step};

@@ -144,7 +144,7 @@ fn with_shifr_aead(ring: SupportedCipherSuite, kind: &'static Kind) -> Supported
 pub fn implementation(cipher: crate::combo::Cipher) -> String {
     use crate::combo::Cipher;
     match cipher {
-        Cipher::ChaCha20 => shifr::stream::chacha20::ChaCha20::new(&[0; 32], &[0; 12], 0)
+        Cipher::ChaCha20 => shifr::hazmat::stream::chacha20::ChaCha20::new(&[0; 32], &[0; 12], 0)
             .map(|c| format!("chacha20 {} + poly1305", c.implementation()))
             .unwrap_or_else(|e| e.to_string()),
         Cipher::Aes128Gcm | Cipher::Aes256Gcm => AesGcm::new(&[0; 16], TAG_LEN)

@@ -16,10 +16,10 @@ use chacha20::cipher::{KeyIvInit, StreamCipher};
 use shifr::aead::chacha20poly1305::ChaCha20Poly1305;
 use shifr::aead::gcm::AesGcm;
 use shifr::aead::Aead;
-use shifr::block::aes::Aes;
 use shifr::cpu::Backend;
-use shifr::mode::{ctr, multistream};
-use shifr::stream::chacha20::ChaCha20;
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::mode::{ctr, multistream};
+use shifr::hazmat::stream::chacha20::ChaCha20;
 
 const SIZE: usize = 16384;
 const STREAMS: usize = 16;
@@ -150,7 +150,7 @@ fn chacha_rows() {
         }),
     );
     let aead = ChaCha20Poly1305::new(&key).unwrap();
-    let poly = shifr::mac::poly1305::Poly1305::from_key(&key)
+    let poly = shifr::hazmat::mac::poly1305::Poly1305::from_key(&key)
         .backend()
         .name();
     row(

@@ -15,9 +15,9 @@ use std::hint::black_box;
 
 use cipher::{AsyncStreamCipher, BlockEncryptMut, KeyIvInit, StreamCipher};
 use cmac::Mac;
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::mac::omac;
-use shifr::mode::{cbc, cfb, ctr, ofb};
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::mac::omac;
+use shifr::hazmat::mode::{cbc, cfb, ctr, ofb};
 
 use timing::measure;
 

@@ -12,10 +12,10 @@ mod timing;
 use std::hint::black_box;
 
 use cipher::{BlockDecrypt, BlockEncrypt, KeyInit as _, KeyIvInit, StreamCipher};
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
-use shifr::mode::ctr as shifr_ctr;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::BlockCipher;
+use shifr::hazmat::mode::ctr as shifr_ctr;
 
 use timing::{measure, thread_cpu_seconds};
 

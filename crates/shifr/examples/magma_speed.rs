@@ -17,10 +17,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use cipher::{BlockEncrypt, KeyInit as _, KeyIvInit, StreamCipher};
-use shifr::block::magma::{Magma, SBox};
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
-use shifr::mode::{ctr, ecb, multistream};
+use shifr::hazmat::block::magma::{Magma, SBox};
+use shifr::hazmat::block::BlockCipher;
+use shifr::hazmat::mode::{ctr, ecb, multistream};
 
 const MESSAGE: usize = 16 * 1024;
 const STREAMS: usize = 16;

@@ -3,12 +3,12 @@
 //!
 //! `cargo run --release -p shifr --example tdes_speed`
 
-use shifr::block::aes::Aes;
-use shifr::block::tdes::Tdes;
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
 use shifr::engine::Engine;
-use shifr::mode::ctr;
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::block::tdes::Tdes;
+use shifr::hazmat::block::BlockCipher;
+use shifr::hazmat::mode::ctr;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

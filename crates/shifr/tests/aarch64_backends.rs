@@ -9,10 +9,10 @@ use cipher::{BlockEncrypt, KeyInit as _};
 use rand::{Rng, RngCore};
 use shifr::aead::gcm::AesGcm;
 use shifr::aead::Aead;
-use shifr::block::aes::Aes;
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
-use shifr::mac::ghash::GHash;
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::block::BlockCipher;
+use shifr::hazmat::mac::ghash::GHash;
 
 /// Lengths around the block and the eight-block interleave, and a few KiB.
 const LENGTHS: &[usize] = &[0, 1, 15, 16, 17, 127, 128, 129, 255, 256, 257, 4096, 5003];

@@ -13,8 +13,8 @@ use shifr::aead::keystream::{
 };
 use shifr::aead::mgm::Mgm;
 use shifr::aead::Aead;
-use shifr::block::magma::Magma;
 use shifr::container::{read_header, Algorithm, EncryptParams, Error, FileCipher, Kdf, Secret};
+use shifr::hazmat::block::magma::Magma;
 use zeroize::Zeroizing;
 
 const SPLIT: [Algorithm; 4] = [

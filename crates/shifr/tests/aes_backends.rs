@@ -10,10 +10,10 @@ use aes_gcm::{AesGcm as RefGcm, Nonce};
 use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
 use shifr::aead::gcm::AesGcm;
 use shifr::aead::Aead;
-use shifr::block::aes::Aes;
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
-use shifr::mode::{ctr, multistream};
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::block::BlockCipher;
+use shifr::hazmat::mode::{ctr, multistream};
 
 /// Byte lengths: empty, sub-block, around one block, and past every batch size (8 and 32 blocks
 /// per pass, 16-block GHASH groups, 512-byte GCM pieces).

@@ -12,11 +12,11 @@ mod support;
 use cipher::generic_array::GenericArray;
 use cipher::{AsyncStreamCipher, BlockEncryptMut, KeyInit, KeyIvInit, StreamCipher};
 use cmac::Mac;
-use shifr::block::aes::Aes;
-use shifr::block::{BlockCipher, Chain};
 use shifr::cpu::Backend;
-use shifr::mac::omac;
-use shifr::mode::{cbc, cfb, ofb};
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::block::{BlockCipher, Chain};
+use shifr::hazmat::mac::omac;
+use shifr::hazmat::mode::{cbc, cfb, ofb};
 use support::random_bytes;
 
 /// Byte lengths: empty, around one and two blocks, past the 8-block batch, several KiB.
@@ -463,7 +463,7 @@ fn chained_calls_refuse_bad_shapes_and_change_nothing() {
 /// The 8-byte-register CFB8 path (3DES) against RustCrypto's cfb8 over des, in pieces.
 #[test]
 fn chained_cfb8_on_a_64_bit_block_matches_rustcrypto() {
-    use shifr::block::tdes::Tdes;
+    use shifr::hazmat::block::tdes::Tdes;
     for len in [0usize, 1, 7, 8, 9, 100] {
         let (key, iv, pt) = (random_bytes(24), random_bytes(8), random_bytes(len));
         let mut theirs = pt.clone();

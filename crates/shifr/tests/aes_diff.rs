@@ -3,9 +3,9 @@
 
 use aes::cipher::{generic_array::GenericArray, BlockDecrypt, BlockEncrypt, KeyInit as _};
 use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
-use shifr::block::aes::Aes;
-use shifr::block::{BlockCipher, KeyInit};
 use shifr::cpu::Backend;
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::block::{BlockCipher, KeyInit};
 
 /// Block counts around the four-block (portable) and eight-block (AES-NI) batch sizes.
 const BLOCK_COUNTS: &[usize] = &[0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 257];

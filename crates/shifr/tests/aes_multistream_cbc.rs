@@ -7,9 +7,9 @@
 
 use aes::cipher::{block_padding::NoPadding, BlockEncryptMut, KeyIvInit};
 use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
-use shifr::block::aes::Aes;
 use shifr::cpu::Backend;
-use shifr::mode::multistream;
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::mode::multistream;
 
 const STREAM_COUNTS: &[usize] = &[1, 3, 4, 15, 16, 17, 33, 64, 65];
 

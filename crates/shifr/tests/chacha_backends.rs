@@ -16,8 +16,8 @@ use rand::{Rng, RngCore, SeedableRng};
 use shifr::aead::chacha20poly1305::{ChaCha20Poly1305, XChaCha20Poly1305};
 use shifr::aead::Aead;
 use shifr::cpu::Backend;
-use shifr::mac::poly1305::Poly1305;
-use shifr::stream::chacha20::ChaCha20;
+use shifr::hazmat::mac::poly1305::Poly1305;
+use shifr::hazmat::stream::chacha20::ChaCha20;
 
 const LENGTHS: &[usize] = &[
     0,

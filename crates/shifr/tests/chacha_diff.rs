@@ -8,8 +8,8 @@ use rand::rngs::StdRng;
 use rand::{Rng, RngCore, SeedableRng};
 use shifr::aead::chacha20poly1305::{ChaCha20Poly1305, XChaCha20Poly1305};
 use shifr::aead::Aead;
-use shifr::mac::poly1305::{poly1305, Poly1305};
-use shifr::stream::chacha20::{ChaCha20, XChaCha20};
+use shifr::hazmat::mac::poly1305::{poly1305, Poly1305};
+use shifr::hazmat::stream::chacha20::{ChaCha20, XChaCha20};
 use shifr::Error;
 
 /// Message lengths around the 64-byte block and the internal batch, plus several KiB.
@@ -150,7 +150,7 @@ fn hchacha20_matches_rustcrypto() {
         let theirs =
             chacha20::hchacha::<chacha20::cipher::consts::U10>((&key).into(), (&nonce).into());
         assert_eq!(
-            shifr::stream::chacha20::hchacha20(&key, &nonce),
+            shifr::hazmat::stream::chacha20::hchacha20(&key, &nonce),
             theirs.as_slice()
         );
     }

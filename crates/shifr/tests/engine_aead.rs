@@ -15,11 +15,11 @@ use rand::{RngCore, SeedableRng};
 use shifr::aead::gcm::AesGcm;
 use shifr::aead::mgm::Mgm;
 use shifr::aead::{Aead, Tag};
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::magma::{Magma, SBox};
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
 use shifr::engine::Engine;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::magma::{Magma, SBox};
+use shifr::hazmat::block::BlockCipher;
 use shifr::Error;
 
 /// Split from this many bytes, so that the longer messages below really are split.

@@ -11,7 +11,7 @@ use rand::rngs::StdRng;
 use rand::{RngCore, SeedableRng};
 use shifr::aead::chacha20poly1305::{ChaCha20Poly1305, XChaCha20Poly1305};
 use shifr::engine::Engine;
-use shifr::stream::chacha20::ChaCha20;
+use shifr::hazmat::stream::chacha20::ChaCha20;
 use shifr::Error;
 
 fn rng() -> StdRng {

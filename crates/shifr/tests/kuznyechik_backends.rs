@@ -2,9 +2,9 @@
 //! block counts, misaligned buffers, both directions, and multi-stream calls with many keys.
 
 use rand::{Rng, RngCore};
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::{BlockCipher, KeyInit};
 use shifr::cpu::Backend;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::{BlockCipher, KeyInit};
 use shifr::Error;
 
 /// Around every interleave width (4 blocks per register, 8 or 16 per pass, 64 byte-sliced) and several KiB.

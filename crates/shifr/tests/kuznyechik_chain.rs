@@ -8,11 +8,11 @@
 use cipher::{AsyncStreamCipher, BlockEncryptMut, KeyInit as _, KeyIvInit, StreamCipher};
 use cmac::Mac;
 use rand::{Rng, RngCore};
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::{BlockCipher, Chain};
 use shifr::cpu::Backend;
-use shifr::mac::omac;
-use shifr::mode::{cbc, cfb, ofb};
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::{BlockCipher, Chain};
+use shifr::hazmat::mac::omac;
+use shifr::hazmat::mode::{cbc, cfb, ofb};
 
 type Theirs = kuznyechik::Kuznyechik;
 

@@ -3,8 +3,8 @@
 use cipher::generic_array::GenericArray;
 use cipher::{BlockDecrypt, BlockEncrypt, KeyInit as _};
 use rand::RngCore;
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::{BlockCipher, KeyInit};
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::{BlockCipher, KeyInit};
 use shifr::Error;
 
 /// Data lengths in blocks: empty, single, odd/even around the 2-block interleave, and several KiB.

@@ -8,9 +8,9 @@ use cipher::generic_array::GenericArray;
 use cipher::{AsyncStreamCipher, BlockEncryptMut, KeyInit, KeyIvInit};
 use cmac::Mac;
 use rand::{Rng, RngCore};
-use shifr::block::kuznyechik::Kuznyechik;
 use shifr::cpu::Backend;
-use shifr::mode::multistream;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::mode::multistream;
 
 fn random_bytes(len: usize) -> Vec<u8> {
     let mut v = vec![0u8; len];

@@ -3,9 +3,9 @@
 //! misaligned buffers, and multi-stream calls with 1..40 different keys.
 
 use rand::RngCore;
-use shifr::block::magma::{Gost28147, Magma, SBox};
-use shifr::block::BlockCipher;
 use shifr::cpu::{self, Backend};
+use shifr::hazmat::block::magma::{Gost28147, Magma, SBox};
+use shifr::hazmat::block::BlockCipher;
 use shifr::Error;
 
 const BLOCK_COUNTS: &[usize] = &[0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 1000];

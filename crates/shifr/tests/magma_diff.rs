@@ -8,8 +8,8 @@ use std::process::{Command, Stdio};
 use cipher::generic_array::GenericArray;
 use cipher::{BlockDecrypt, BlockEncrypt, KeyInit as _};
 use rand::{Rng, RngCore};
-use shifr::block::magma::{Gost28147, Magma, SBox};
-use shifr::block::{BlockCipher, KeyInit};
+use shifr::hazmat::block::magma::{Gost28147, Magma, SBox};
+use shifr::hazmat::block::{BlockCipher, KeyInit};
 use shifr::Error;
 
 mod support;
@@ -137,8 +137,8 @@ fn encrypt_lanes_equals_per_key_calls() {
 fn feedback_modes_match_rustcrypto_on_every_backend() {
     use cipher::{AsyncStreamCipher, BlockEncryptMut, KeyIvInit, StreamCipher};
     use cmac::Mac;
-    use shifr::mac::omac;
-    use shifr::mode::{cbc, cfb, ofb};
+    use shifr::hazmat::mac::omac;
+    use shifr::hazmat::mode::{cbc, cfb, ofb};
     let backends = support::magma_backends();
     for &blocks in BLOCK_COUNTS {
         let key = random_bytes(32);
@@ -297,7 +297,7 @@ fn engine_config(paramset: &str) -> PathBuf {
 fn cbc_encrypt<C: BlockCipher>(c: &C, iv: &[u8], data: &mut [u8]) {
     let mut chain = iv.to_vec();
     for block in data.chunks_exact_mut(8) {
-        shifr::util::xor_in_place(block, &chain);
+        shifr::hazmat::util::xor_in_place(block, &chain);
         c.encrypt_blocks(block);
         chain.copy_from_slice(block);
     }
@@ -308,7 +308,7 @@ fn cbc_decrypt<C: BlockCipher>(c: &C, iv: &[u8], data: &mut [u8]) {
     for block in data.chunks_exact_mut(8) {
         let next = block.to_vec();
         c.decrypt_blocks(block);
-        shifr::util::xor_in_place(block, &chain);
+        shifr::hazmat::util::xor_in_place(block, &chain);
         chain = next;
     }
 }
@@ -421,7 +421,7 @@ fn magma_ctr_matches_openssl_magma_ctr() {
         }
         c.encrypt_blocks(&mut keystream);
         let mut ours = pt.clone();
-        shifr::util::xor_in_place(&mut ours, &keystream);
+        shifr::hazmat::util::xor_in_place(&mut ours, &keystream);
 
         let theirs = openssl
             .run(&key, &iv, false, &pt)

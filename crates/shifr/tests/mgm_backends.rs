@@ -10,10 +10,10 @@ use mgm::aead::{AeadInPlace, NewAead};
 use rand::RngCore;
 use shifr::aead::mgm::{Mgm, BATCH_BLOCKS};
 use shifr::aead::Aead;
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::magma::{Magma, SBox};
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::magma::{Magma, SBox};
+use shifr::hazmat::block::BlockCipher;
 use shifr::Error;
 
 fn random_bytes(len: usize) -> Vec<u8> {

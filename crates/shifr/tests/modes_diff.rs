@@ -9,9 +9,9 @@ use cipher::{
     AsyncStreamCipher, BlockDecryptMut, BlockEncryptMut, KeyInit, KeyIvInit, StreamCipher,
 };
 use cmac::Mac;
-use shifr::block::KeyInit as _;
-use shifr::mac::omac;
-use shifr::mode::{cbc, cfb, ctr, ecb, ofb};
+use shifr::hazmat::block::KeyInit as _;
+use shifr::hazmat::mac::omac;
+use shifr::hazmat::mode::{cbc, cfb, ctr, ecb, ofb};
 use support::{lengths, random_bytes};
 
 /// Whole-block lengths for ECB / CBC.

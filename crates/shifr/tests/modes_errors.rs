@@ -3,9 +3,9 @@
 
 mod support;
 
-use shifr::block::{BlockCipher, KeyInit};
-use shifr::mac::{omac, omac_acpkm};
-use shifr::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, ofb};
+use shifr::hazmat::block::{BlockCipher, KeyInit};
+use shifr::hazmat::mac::{omac, omac_acpkm};
+use shifr::hazmat::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, ofb};
 use shifr::Error;
 use support::{Aes128, Kuznyechik, Magma};
 

@@ -7,7 +7,7 @@ use mgm::aead::generic_array::GenericArray;
 use mgm::aead::{AeadInPlace, NewAead};
 use shifr::aead::mgm::Mgm;
 use shifr::aead::Aead;
-use shifr::block::KeyInit;
+use shifr::hazmat::block::KeyInit;
 use shifr::Error;
 use support::{random_bytes, Kuznyechik, Magma};
 

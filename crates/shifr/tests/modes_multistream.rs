@@ -4,9 +4,9 @@
 
 mod support;
 
-use shifr::block::{BlockCipher, KeyInit};
-use shifr::mac::omac;
-use shifr::mode::{cbc, cfb, multistream};
+use shifr::hazmat::block::{BlockCipher, KeyInit};
+use shifr::hazmat::mac::omac;
+use shifr::hazmat::mode::{cbc, cfb, multistream};
 use shifr::Error;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use support::{random_bytes, Aes128, Kuznyechik, Magma};

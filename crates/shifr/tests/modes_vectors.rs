@@ -6,9 +6,9 @@ mod support;
 
 use shifr::aead::mgm::Mgm;
 use shifr::aead::Aead;
-use shifr::block::{BlockCipher, KeyInit};
-use shifr::mac::{omac, omac_acpkm};
-use shifr::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, ofb};
+use shifr::hazmat::block::{BlockCipher, KeyInit};
+use shifr::hazmat::mac::{omac, omac_acpkm};
+use shifr::hazmat::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, ofb};
 use support::{select, Aes128, Aes192, Aes256, Kuznyechik, Magma, Record};
 
 fn key<C: KeyInit>(r: &Record) -> C {

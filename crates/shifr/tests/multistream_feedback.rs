@@ -9,11 +9,11 @@ use cipher::generic_array::GenericArray;
 use cipher::{AsyncStreamCipher, BlockEncryptMut, KeyInit, KeyIvInit};
 use cmac::Mac;
 use rand::{Rng, RngCore};
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::magma::{Gost28147, Magma, SBox};
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
-use shifr::mode::multistream;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::magma::{Gost28147, Magma, SBox};
+use shifr::hazmat::block::BlockCipher;
+use shifr::hazmat::mode::multistream;
 
 mod support;
 use support::magma_backends;
@@ -155,10 +155,10 @@ rustcrypto!(rustcrypto_kuznyechik, kuznyechik::Kuznyechik);
 fn single_stream<C: BlockCipher>(cipher: &C, op: Op, iv: &[u8], data: &mut [u8]) -> Vec<u8> {
     let n = cipher.block_size();
     match op {
-        Op::CbcEncrypt => shifr::mode::cbc::encrypt(cipher, iv, data).unwrap(),
-        Op::CfbEncrypt => shifr::mode::cfb::encrypt(cipher, iv, n, data).unwrap(),
-        Op::CfbDecrypt => shifr::mode::cfb::decrypt(cipher, iv, n, data).unwrap(),
-        Op::Omac => return shifr::mac::omac::omac(cipher, n, data).unwrap(),
+        Op::CbcEncrypt => shifr::hazmat::mode::cbc::encrypt(cipher, iv, data).unwrap(),
+        Op::CfbEncrypt => shifr::hazmat::mode::cfb::encrypt(cipher, iv, n, data).unwrap(),
+        Op::CfbDecrypt => shifr::hazmat::mode::cfb::decrypt(cipher, iv, n, data).unwrap(),
+        Op::Omac => return shifr::hazmat::mac::omac::omac(cipher, n, data).unwrap(),
     }
     Vec::new()
 }
@@ -255,7 +255,7 @@ fn mixed_backends_in_one_call_stay_correct() {
 fn the_simd_backends_have_a_kernel_and_portable_declines() {
     // The comparisons above go through `mode::multistream`, which falls back to `encrypt_lanes`
     // when a cipher declines; here the kernels themselves are called.
-    use shifr::block::Feedback;
+    use shifr::hazmat::block::Feedback;
     let keys: Vec<Vec<u8>> = (0..17).map(|_| random_bytes(32)).collect();
     let ivs: Vec<Vec<u8>> = (0..17).map(|_| random_bytes(8)).collect();
     let input: Vec<Vec<u8>> = (0..17).map(|_| random_bytes(80)).collect();

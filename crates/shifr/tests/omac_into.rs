@@ -8,12 +8,12 @@
 mod support;
 
 use cmac::Mac;
-use shifr::block::aes::Aes;
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::magma::{Magma, SBox};
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
-use shifr::mac::omac::{self, Omac};
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::magma::{Magma, SBox};
+use shifr::hazmat::block::BlockCipher;
+use shifr::hazmat::mac::omac::{self, Omac};
 use shifr::Error;
 use support::random_bytes;
 
@@ -91,7 +91,8 @@ fn aes_every_backend_matches_rustcrypto_cmac() {
             }
             // The same cipher without a kept E_K(0): `omac_into` through `Omac::start`.
             if key_len == 16 {
-                let c = <support::Aes128 as shifr::block::KeyInit>::new_from_slice(&key).unwrap();
+                let c = <support::Aes128 as shifr::hazmat::block::KeyInit>::new_from_slice(&key)
+                    .unwrap();
                 check(&format!("no E_K(0), len {len}"), &c, &msg, &expect);
             }
         }

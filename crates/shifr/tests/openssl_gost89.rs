@@ -11,10 +11,10 @@ use std::process::{Command, Stdio};
 
 use cipher::{BlockDecrypt, BlockEncrypt};
 use rand::{Rng, RngCore};
-use shifr::block::magma::{Gost28147, SBox};
-use shifr::block::{BlockCipher, KeyInit};
-use shifr::mode::gost89::{self, Gost89Cfb, Gost89Cnt, KeyMeshing};
-use shifr::mode::{cbc, padding};
+use shifr::hazmat::block::magma::{Gost28147, SBox};
+use shifr::hazmat::block::{BlockCipher, KeyInit};
+use shifr::hazmat::mode::gost89::{self, Gost89Cfb, Gost89Cnt, KeyMeshing};
+use shifr::hazmat::mode::{cbc, padding};
 
 /// Lengths the brief asks for: around the block and around the 1024-byte key-meshing section.
 const LENGTHS: &[usize] = &[0, 1, 7, 8, 9, 1023, 1024, 1025, 2048, 2049, 5000];

@@ -8,9 +8,9 @@ use des::cipher::{BlockDecrypt, BlockEncrypt, KeyInit as _};
 use des::{TdesEde2, TdesEde3};
 use rand::rngs::StdRng;
 use rand::{Rng, RngCore, SeedableRng};
-use shifr::block::tdes::{Tdes, BITSLICE_MIN_BLOCKS};
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
+use shifr::hazmat::block::tdes::{Tdes, BITSLICE_MIN_BLOCKS};
+use shifr::hazmat::block::BlockCipher;
 
 const BLOCK_COUNTS: &[usize] = &[
     0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1000, 2051,
@@ -164,7 +164,8 @@ fn ctr_matches_rustcrypto_on_every_backend() {
                     for (b, k) in expect[1..].iter_mut().zip(&keystream) {
                         *b ^= k;
                     }
-                    shifr::mode::ctr::apply(&ours, &start.to_be_bytes(), &mut buf[1..]).unwrap();
+                    shifr::hazmat::mode::ctr::apply(&ours, &start.to_be_bytes(), &mut buf[1..])
+                        .unwrap();
                     assert_eq!(
                         buf,
                         expect,

@@ -5,8 +5,8 @@ use des::cipher::generic_array::GenericArray;
 use des::cipher::{BlockDecrypt, BlockEncrypt, KeyInit as _};
 use rand::rngs::StdRng;
 use rand::{RngCore, SeedableRng};
-use shifr::block::tdes::Tdes;
-use shifr::block::{BlockCipher, KeyInit};
+use shifr::hazmat::block::tdes::Tdes;
+use shifr::hazmat::block::{BlockCipher, KeyInit};
 
 const BLOCK_COUNTS: &[usize] = &[0, 1, 2, 3, 7, 8, 9, 64, 513];
 

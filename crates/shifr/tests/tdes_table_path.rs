@@ -6,8 +6,8 @@ use des::cipher::generic_array::GenericArray;
 use des::cipher::{BlockDecrypt, BlockEncrypt, KeyInit as _};
 use rand::rngs::StdRng;
 use rand::{Rng, RngCore, SeedableRng};
-use shifr::block::tdes::{Tdes, BITSLICE_MIN_BLOCKS};
-use shifr::block::{BlockCipher, Chain};
+use shifr::hazmat::block::tdes::{Tdes, BITSLICE_MIN_BLOCKS};
+use shifr::hazmat::block::{BlockCipher, Chain};
 
 fn random_bytes(rng: &mut StdRng, n: usize) -> Vec<u8> {
     let mut v = vec![0u8; n];

@@ -18,10 +18,10 @@ use super::seeds::seed001_gost as seed;
 use super::verdict::{Outcome, Verdict};
 use super::{chart, measure, Config, Outcome as StudyOutcome, Scale, Study, StudyError};
 use serde::{Deserialize, Serialize};
-use shifr::block::aes::Aes;
-use shifr::block::magma::Magma;
-use shifr::block::BlockCipher;
 use shifr::cpu::{self, Backend};
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::block::magma::Magma;
+use shifr::hazmat::block::BlockCipher;
 
 /// The seed's buffer: 8 MiB.
 pub const BUFFER: usize = 8 << 20;
@@ -144,7 +144,8 @@ pub fn measure(cfg: &Config) -> Result<Vec<Row>, StudyError> {
                     let mut streams: Vec<&mut [u8]> =
                         buf.chunks_exact_mut(seed::SECTOR_BYTES).collect();
                     // Whole 8-byte blocks and one IV per stream: cannot fail.
-                    let _ = shifr::mode::multistream::cbc_encrypt(&mine, &ivs, &mut streams);
+                    let _ =
+                        shifr::hazmat::mode::multistream::cbc_encrypt(&mine, &ivs, &mut streams);
                     std::hint::black_box(&streams);
                 }
             },
@@ -257,7 +258,7 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
 
 /// Which Magma backend the in-process ("default") rows ran on.
 fn magma_backend_note() -> String {
-    match shifr::block::magma::Magma::new(&[0u8; 32]) {
+    match shifr::hazmat::block::magma::Magma::new(&[0u8; 32]) {
         Ok(m) => format!(
             "the `{}` backend in the default rows (the best this CPU offers)",
             m.backend().name()

@@ -12,11 +12,11 @@ use super::seeds::seed003_kuznyechik as seed;
 use super::verdict::{Outcome, Verdict};
 use super::{chart, measure, Config, Outcome as StudyOutcome, Scale, Study, StudyError};
 use serde::{Deserialize, Serialize};
-use shifr::block::aes::Aes;
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::magma::Magma;
 use shifr::cpu;
-use shifr::stream::chacha20::ChaCha20;
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::magma::Magma;
+use shifr::hazmat::stream::chacha20::ChaCha20;
 
 /// One measured (cipher, thread count).
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -285,7 +285,7 @@ pub fn energy_status() -> String {
 
 /// Measures `threads` threads each encrypting its own `bytes`-byte buffer in place with `c`
 /// (ECB over whole blocks): the single-buffer workload the studies share.
-pub fn encrypt_in_place<C: shifr::block::BlockCipher>(
+pub fn encrypt_in_place<C: shifr::hazmat::block::BlockCipher>(
     plan: &Plan,
     threads: usize,
     bytes: usize,

@@ -28,9 +28,9 @@ use serde::{Deserialize, Serialize};
 use shifr::aead::chacha20poly1305::ChaCha20Poly1305;
 use shifr::aead::gcm::AesGcm;
 use shifr::aead::Aead;
-use shifr::block::aes::Aes;
 use shifr::cpu::Backend;
-use shifr::stream::chacha20::ChaCha20;
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::stream::chacha20::ChaCha20;
 
 /// The seed's buffer size.
 pub const BYTES: usize = 8192;
@@ -203,7 +203,7 @@ pub fn measure(cfg: &Config, half: Half) -> Result<Vec<Row>, StudyError> {
             let aes = Aes::with_backend(&super::bench_key(key_len, 3), aes_backend)?;
             let iv = [9u8; 16];
             let s = measure::measure(&plan, BYTES, || {
-                let _ = shifr::mode::cbc::encrypt(&aes, &iv, &mut buf);
+                let _ = shifr::hazmat::mode::cbc::encrypt(&aes, &iv, &mut buf);
                 std::hint::black_box(&buf);
             });
             push(cipher, format!("aes {}", aes.backend().name()), s);

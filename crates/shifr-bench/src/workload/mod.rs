@@ -13,7 +13,7 @@
 //! - MACs compute the tag over the buffer;
 //! - with `streams = N > 1` the buffer is split into N equal streams, each with its own key and IV; the
 //!   feedback modes (CBC encryption, CFB with full-block segments, OMAC) then run through
-//!   `shifr::mode::multistream`, all streams in one call, and other modes run stream after stream;
+//!   `shifr::hazmat::mode::multistream`, all streams in one call, and other modes run stream after stream;
 //! - with `threads = N > 1` and one stream, shifr's AES-GCM, MGM, CTR and ECB rows process each whole
 //!   message with one call of the library's `shifr::engine::Engine` on N threads
 //!   ([`shifr_engine_op`]), which splits it itself; every other row (and every peer) gets one op

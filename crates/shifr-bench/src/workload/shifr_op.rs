@@ -15,19 +15,19 @@ use shifr::aead::gcm::AesGcm;
 use shifr::aead::mgm::Mgm;
 use shifr::aead::Aead;
 use shifr::aead::Tag;
-use shifr::block::aes::Aes;
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::magma::{Gost28147, Magma, SBox};
-use shifr::block::tdes::Tdes;
-use shifr::block::{BlockCipher, KeyInit};
 use shifr::catalog::{AlgInfo, Kind, Params};
 use shifr::cpu::Backend;
 use shifr::engine::Engine;
-use shifr::mac::{omac, omac_acpkm};
-use shifr::mode::gost89::{self, KeyMeshing};
-use shifr::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, multistream, ofb};
-use shifr::stream::chacha20::{ChaCha20, XChaCha20};
-use shifr::util::shift_in;
+use shifr::hazmat::block::aes::Aes;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::magma::{Gost28147, Magma, SBox};
+use shifr::hazmat::block::tdes::Tdes;
+use shifr::hazmat::block::{BlockCipher, KeyInit};
+use shifr::hazmat::mac::{omac, omac_acpkm};
+use shifr::hazmat::mode::gost89::{self, KeyMeshing};
+use shifr::hazmat::mode::{cbc, cfb, ctr, ctr_acpkm, ecb, multistream, ofb};
+use shifr::hazmat::stream::chacha20::{ChaCha20, XChaCha20};
+use shifr::hazmat::util::shift_in;
 
 /// The block cipher behind a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,11 +8,11 @@
 
 use crate::cli::BenchArgs;
 use anyhow::{anyhow, bail, Result};
-use shifr::block::kuznyechik::Kuznyechik;
-use shifr::block::magma::{Magma, SBox};
-use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
-use shifr::mode::multistream;
+use shifr::hazmat::block::kuznyechik::Kuznyechik;
+use shifr::hazmat::block::magma::{Magma, SBox};
+use shifr::hazmat::block::BlockCipher;
+use shifr::hazmat::mode::multistream;
 use shifr_bench::sizes;
 use shifr_gpu::{GpuContext, GpuJob, MagmaVariant, StreamMode, MIN_GPU_BYTES};
 use std::process::ExitCode;

@@ -14,7 +14,7 @@ macro_rules! adapter {
     ($name:ident, $inner:ty, $block:expr, $key:expr) => {
         pub struct $name(pub $inner);
 
-        impl shifr::block::BlockCipher for $name {
+        impl shifr::hazmat::block::BlockCipher for $name {
             fn block_size(&self) -> usize {
                 $block
             }
@@ -30,7 +30,7 @@ macro_rules! adapter {
             }
         }
 
-        impl shifr::block::KeyInit for $name {
+        impl shifr::hazmat::block::KeyInit for $name {
             const KEY_SIZES: &'static [usize] = &[$key];
             fn new_from_slice(key: &[u8]) -> shifr::Result<Self> {
                 <$inner>::new_from_slice(key).map($name).map_err(|_| {
@@ -52,8 +52,8 @@ adapter!(Kuznyechik, kuznyechik::Kuznyechik, 16, 32);
 
 /// Every Magma backend this machine can run, portable first.
 pub fn magma_backends() -> Vec<shifr::cpu::Backend> {
-    use shifr::block::magma::{Magma, SBox};
     use shifr::cpu::Backend;
+    use shifr::hazmat::block::magma::{Magma, SBox};
     [
         Backend::Portable,
         Backend::Avx2,
