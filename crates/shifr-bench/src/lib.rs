@@ -27,7 +27,6 @@ pub mod energy;
 pub mod machine;
 pub mod measure;
 pub mod peers;
-mod png_file;
 pub mod report;
 pub mod run;
 pub mod rusage;
