@@ -1,4 +1,4 @@
-//! shifr-bench: the measurement library behind `shifr bench` and `shifr study`.
+//! shifr-bench: the measurement library behind `shifr bench` and the seed studies (`shifr-studies`).
 //!
 //! The method (docs/BENCHMARKS.md has the long form): every row measures shifr and its peers
 //! ([`peers::Peer`]) on the same [`workload::Workload`] in the same process, interleaved sample by
@@ -6,8 +6,13 @@
 //! ([`buffers::BufferPool`]), after a warm-up; the reported MB/s (10^6 B/s) is the median sample with
 //! the minimum and maximum ([`stats::Summary`]). Cycles/byte come from the hardware counter when the
 //! kernel offers one and otherwise from a measured core clock ([`timer`]); CPU % from `getrusage`
-//! ([`rusage`]); energy from RAPL where readable ([`energy`]). [`report`] writes tables, JSON, CSV and
-//! charts.
+//! ([`rusage`]); energy from RAPL where readable ([`energy`]). The studies time their cases with
+//! [`measure`] (repeated runs of one piece of work, medians, the same on N threads).
+//!
+//! [`report`] is the report plumbing of the whole workspace: the one chart module
+//! ([`report::chart`], with the one embedded font), the one CSV writer ([`report::csv`]) and the
+//! Markdown builder ([`report::markdown`]), used by `shifr bench`, `shifr report merge` and the
+//! studies alike (shifr-studies depends on this crate, so they live here, below both).
 //!
 //! ```no_run
 //! use shifr_bench::{run::{Config, Runner}, workload::Workload};
@@ -19,14 +24,14 @@
 
 pub mod buffers;
 pub mod energy;
+pub mod machine;
+pub mod measure;
 pub mod peers;
-mod png_file;
 pub mod report;
 pub mod run;
 pub mod rusage;
 pub mod sizes;
 pub mod stats;
-pub mod study;
 pub mod summary;
 pub mod timer;
 pub mod tune;

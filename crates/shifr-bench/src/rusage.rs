@@ -1,13 +1,22 @@
-//! CPU time of the whole process (all threads, user + system) from `getrusage(RUSAGE_SELF)`, for the
-//! CPU % column: CPU seconds over wall seconds, so a busy single thread reads 100 % and two busy
-//! threads 200 %.
+//! CPU time of the whole process (all threads, user + system) from `getrusage(RUSAGE_SELF)`, and of
+//! its waited-for children (`RUSAGE_CHILDREN`), for the CPU % column: CPU seconds over wall seconds,
+//! so a busy single thread reads 100 % and two busy threads 200 %.
 
 /// User + system CPU seconds consumed by this process so far.
 pub fn process_cpu_seconds() -> f64 {
+    rusage_cpu_seconds(libc::RUSAGE_SELF)
+}
+
+/// User + system CPU seconds of the waited-for children of this process.
+pub fn children_cpu_seconds() -> f64 {
+    rusage_cpu_seconds(libc::RUSAGE_CHILDREN)
+}
+
+fn rusage_cpu_seconds(who: libc::c_int) -> f64 {
     // SAFETY: rusage is plain old data, so all-zero bytes are a valid value for it.
     let mut usage: libc::rusage = unsafe { core::mem::zeroed() };
     // SAFETY: getrusage writes one rusage struct into the live, writable `usage`.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let rc = unsafe { libc::getrusage(who, &mut usage) };
     if rc != 0 {
         return 0.0;
     }

@@ -60,7 +60,7 @@ fn the_contention_rule() {
 
 #[test]
 fn spinning_threads_make_a_study_case_count_as_busy() {
-    use shifr_bench::study::measure;
+    use shifr_bench::measure;
     let (stop, spinners) = spin_on_every_core();
     std::thread::sleep(std::time::Duration::from_millis(50));
     measure::reset_busy();

@@ -8,11 +8,11 @@ use crate::external::Check;
 use crate::study::{Config, Row};
 use crate::TlsError;
 use serde::Serialize;
-use shifr_bench::study::chart::{self, Chart, Kind, Series};
-use shifr_bench::study::csv::{self, Csv};
-use shifr_bench::study::markdown::{num, Markdown};
-use shifr_bench::study::seeds::seed000_tls as seed;
-use shifr_bench::study::verdict::{Outcome, Verdict};
+use shifr_bench::report::chart::{self, Chart, Kind, Series};
+use shifr_bench::report::csv::{self, Csv};
+use shifr_bench::report::markdown::{num, Markdown};
+use shifr_studies::seeds::seed000_tls as seed;
+use shifr_studies::verdict::{Outcome, Verdict};
 use std::path::PathBuf;
 
 /// What the report wrote.
@@ -207,13 +207,13 @@ pub fn write(cfg: &Config, rows: &[Row], checks: &[Check]) -> Result<Written, Tl
     let json = JsonReport {
         study: "tls",
         seed: SEED,
-        generated: shifr_bench::study::utc_now(),
+        generated: shifr_studies::utc_now(),
         command: &cfg.command,
         scale: &cfg.scale,
         machine: JsonMachine {
-            cpu: shifr_bench::study::cpu_model(),
+            cpu: shifr_bench::machine::cpu_model(),
             hardware_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            shifr_backends: shifr_bench::study::supported_backends(),
+            shifr_backends: shifr_bench::machine::supported_backends(),
             openssl: openssl::version::version(),
         },
         plan: JsonPlan {
@@ -335,14 +335,14 @@ fn markdown(md: &mut Markdown, cfg: &Config, rows: &[Row], checks: &[Check], ver
     md.para(&format!(
         "Seed: `{SEED}`. Generated {} by `{}` (scale: {}).\n\nMachine: {}, {} hardware thread(s); CPU \
          features used by shifr: {}; {}. {}",
-        shifr_bench::study::utc_now(),
+        shifr_studies::utc_now(),
         cfg.command,
         cfg.scale,
-        shifr_bench::study::cpu_model(),
+        shifr_bench::machine::cpu_model(),
         std::thread::available_parallelism().map_or(1, |n| n.get()),
-        shifr_bench::study::supported_backends(),
+        shifr_bench::machine::supported_backends(),
         openssl::version::version(),
-        shifr_bench::study::load_note(
+        shifr_studies::load_note(
             std::thread::available_parallelism().map_or(1, |n| n.get()),
             cfg.load_before,
         ),
@@ -388,7 +388,7 @@ fn markdown(md: &mut Markdown, cfg: &Config, rows: &[Row], checks: &[Check], ver
     ));
     md.heading(2, "Verdict");
     md.para(&format!("Seed's conclusion: {}", seed::CONCLUSION));
-    md.verdicts(verdicts);
+    shifr_studies::verdict::write(md, verdicts);
 
     md.heading(2, "The seed's table and this machine");
     let mut header = vec!["platform / group"];

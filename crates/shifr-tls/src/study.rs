@@ -8,7 +8,7 @@ use crate::measure::{self, Figures, Plan};
 use crate::server::ServerProcess;
 use crate::{client, report, TlsError};
 use serde::{Deserialize, Serialize};
-use shifr_bench::study::progress::Progress;
+use shifr_studies::progress::Progress;
 use std::path::PathBuf;
 use std::time::Duration;
 

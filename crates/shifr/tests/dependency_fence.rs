@@ -24,6 +24,7 @@ const FORBIDDEN: &[&str] = &[
     "dlopen2*",
     "libloading",
     "shifr-bench",
+    "shifr-studies",
     "shifr-gpu",
     "shifr-tls",
     "shifr-cli",

@@ -1,8 +1,82 @@
-//! CSV with a header line; empty fields where a value is unknown.
+//! The CSV writer of every report (`shifr bench --csv`, `shifr report merge`, the studies): a header
+//! line, then one line per row, fields quoted per RFC 4180 (only those with `,`, `"` or a line
+//! break), empty fields where a value is unknown. [`render`] lays out `shifr bench` rows.
 
 use crate::run::Row;
+use std::io;
+use std::path::Path;
 
-/// The header line's columns.
+/// A CSV table with a fixed header.
+#[derive(Debug, Clone)]
+pub struct Csv {
+    text: String,
+    columns: usize,
+}
+
+impl Csv {
+    /// A table with this header line.
+    pub fn new(header: &[&str]) -> Csv {
+        let mut csv = Csv {
+            text: String::new(),
+            columns: header.len(),
+        };
+        csv.push_line(header.iter().map(|s| s.to_string()).collect());
+        csv
+    }
+
+    /// Appends a row; it must have as many fields as the header (a programming error otherwise, so the
+    /// row is padded or cut rather than making the file unreadable).
+    pub fn row(&mut self, mut fields: Vec<String>) -> &mut Self {
+        debug_assert_eq!(fields.len(), self.columns, "CSV row width");
+        fields.resize(self.columns, String::new());
+        self.push_line(fields);
+        self
+    }
+
+    fn push_line(&mut self, fields: Vec<String>) {
+        let quoted: Vec<String> = fields.into_iter().map(quote).collect();
+        self.text.push_str(&quoted.join(","));
+        self.text.push('\n');
+    }
+
+    /// The file's text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The file's text, taken.
+    pub fn finish(self) -> String {
+        self.text
+    }
+
+    /// Writes the file.
+    pub fn write(&self, path: &Path) -> io::Result<()> {
+        std::fs::write(path, &self.text)
+    }
+}
+
+fn quote(field: String) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field
+    }
+}
+
+/// An optional number as a CSV field: six decimals, empty when unknown.
+pub fn opt(value: Option<f64>) -> String {
+    value
+        .filter(|v| v.is_finite())
+        .map(|v| format!("{v:.6}"))
+        .unwrap_or_default()
+}
+
+/// A number as a CSV field (six decimals).
+pub fn num(value: f64) -> String {
+    opt(Some(value))
+}
+
+/// The columns of [`render`].
 pub const HEADER: &[&str] = &[
     "implementation",
     "algorithm",
@@ -30,29 +104,17 @@ pub const HEADER: &[&str] = &[
     "cpu_backends",
 ];
 
-/// Quotes a field when it holds a comma, quote or line break (RFC 4180).
-fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-fn opt(v: Option<f64>) -> String {
-    v.map(|x| format!("{x:.4}")).unwrap_or_default()
-}
-
-/// The rows as CSV text.
+/// `shifr bench` rows as CSV text (MB/s to three decimals, ratios and per-byte figures to four).
 pub fn render(rows: &[Row]) -> String {
-    let mut out = HEADER.join(",");
-    out.push('\n');
+    let four = |v: Option<f64>| v.map(|x| format!("{x:.4}")).unwrap_or_default();
+    let text = |v: Option<&String>| v.cloned().unwrap_or_default();
+    let mut csv = Csv::new(HEADER);
     for r in rows {
-        let cells = [
-            field(&r.implementation),
-            field(&r.algorithm),
-            field(&r.backend),
-            field(&r.direction),
+        csv.row(vec![
+            r.implementation.clone(),
+            r.algorithm.clone(),
+            r.backend.clone(),
+            r.direction.clone(),
             r.bytes.to_string(),
             r.threads.to_string(),
             r.streams.to_string(),
@@ -60,30 +122,36 @@ pub fn render(rows: &[Row]) -> String {
             format!("{:.3}", r.mb_s_min),
             format!("{:.3}", r.mb_s_max),
             r.samples.to_string(),
-            opt(r.cycles_per_byte),
-            field(&r.cycles_source),
+            four(r.cycles_per_byte),
+            r.cycles_source.clone(),
             format!("{:.1}", r.cpu_percent),
-            opt(r.joules_per_gb),
-            field(r.energy_note.as_deref().unwrap_or("")),
-            opt(r.ratio_vs_shifr),
+            four(r.joules_per_gb),
+            text(r.energy_note.as_ref()),
+            four(r.ratio_vs_shifr),
             format!("{:.1}", r.cpu_share),
             r.contended.to_string(),
-            field(r.scenario.as_deref().unwrap_or("")),
+            text(r.scenario.as_ref()),
             r.state_bytes.map(|b| b.to_string()).unwrap_or_default(),
-            field(r.machine.as_deref().unwrap_or("")),
-            field(r.cpu.as_deref().unwrap_or("")),
-            field(r.cpu_backends.as_deref().unwrap_or("")),
-        ];
-        out.push_str(&cells.join(","));
-        out.push('\n');
+            text(r.machine.as_ref()),
+            text(r.cpu.as_ref()),
+            text(r.cpu_backends.as_ref()),
+        ]);
     }
-    out
+    csv.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::report::table::tests::sample_rows;
+
+    #[test]
+    fn quotes_only_where_needed() {
+        let mut csv = Csv::new(&["a", "b"]);
+        csv.row(vec!["x,y".into(), "say \"hi\"".into()]);
+        csv.row(vec![num(1.5), opt(None)]);
+        assert_eq!(csv.text(), "a,b\n\"x,y\",\"say \"\"hi\"\"\"\n1.500000,\n");
+    }
 
     #[test]
     fn header_and_one_line_per_row_with_quoting() {
@@ -95,6 +163,5 @@ mod tests {
         // The energy note has a comma: quoted, so every line has as many fields as the header
         // once quoted fields are taken as one.
         assert!(lines[1].contains("\"no RAPL, here\""));
-        assert_eq!(field("a\"b"), "\"a\"\"b\"");
     }
 }

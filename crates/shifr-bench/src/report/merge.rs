@@ -6,9 +6,10 @@
 //! A machine is the `machine` field of its rows (`shifr bench --machine NAME`, else the host
 //! name); rows without one are named after their file.
 
+use crate::report::chart::{self, Chart, Kind, Series};
+use crate::report::csv::{self, Csv};
+use crate::report::markdown::Markdown;
 use crate::run::Row;
-use crate::study::chart::{self, Chart, Kind, Series};
-use crate::study::markdown::Markdown;
 use crate::summary;
 use crate::BenchError;
 use std::path::{Path, PathBuf};
@@ -157,9 +158,18 @@ pub fn write(machines: &[Machine], out: &Path) -> Result<Vec<PathBuf>, BenchErro
     let mut header = vec!["Machine", "CPU", "shifr backends"];
     header.extend(COLUMNS.iter().map(|(a, _)| *a));
     let mut table = Vec::new();
-    let mut csv = String::from(
-        "machine,cpu,cpu_backends,algorithm,bytes,shifr_mb_s,shifr_backend,best_peer,best_peer_mb_s,busy\n",
-    );
+    let mut comparison = Csv::new(&[
+        "machine",
+        "cpu",
+        "cpu_backends",
+        "algorithm",
+        "bytes",
+        "shifr_mb_s",
+        "shifr_backend",
+        "best_peer",
+        "best_peer_mb_s",
+        "busy",
+    ]);
     for m in machines {
         let mut line = vec![m.name.clone(), m.cpu.clone(), m.backends.clone()];
         for (alg, bytes) in COLUMNS {
@@ -177,22 +187,18 @@ pub fn write(machines: &[Machine], out: &Path) -> Result<Vec<PathBuf>, BenchErro
                 .map_or((String::new(), String::new()), |(n, mb)| {
                     (n.clone(), format!("{mb:.1}"))
                 });
-            csv.push_str(
-                &[
-                    csv_field(&m.name),
-                    csv_field(&m.cpu),
-                    csv_field(&m.backends),
-                    alg.to_string(),
-                    bytes.to_string(),
-                    shifr_mb,
-                    csv_field(&shifr_backend),
-                    csv_field(&peer),
-                    peer_mb,
-                    c.busy.to_string(),
-                ]
-                .join(","),
-            );
-            csv.push('\n');
+            comparison.row(vec![
+                m.name.clone(),
+                m.cpu.clone(),
+                m.backends.clone(),
+                alg.to_string(),
+                bytes.to_string(),
+                shifr_mb,
+                shifr_backend,
+                peer,
+                peer_mb,
+                c.busy.to_string(),
+            ]);
         }
         table.push(line);
     }
@@ -250,19 +256,11 @@ pub fn write(machines: &[Machine], out: &Path) -> Result<Vec<PathBuf>, BenchErro
         out.join("machines.png"),
     ];
     std::fs::write(&files[0], md.finish())?;
-    std::fs::write(&files[1], csv)?;
+    comparison.write(&files[1])?;
     let all: Vec<Row> = machines.iter().flat_map(|m| m.rows.clone()).collect();
-    std::fs::write(&files[2], super::csv::render(&all))?;
+    std::fs::write(&files[2], csv::render(&all))?;
     chart::write_png(&chart, &files[3], (900, 540)).map_err(BenchError::Plot)?;
     Ok(files.to_vec())
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 #[cfg(test)]

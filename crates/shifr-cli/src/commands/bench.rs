@@ -133,8 +133,8 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         eprint!("\r\x1b[K");
     }
     let machine = machine_name(args.machine.as_deref())?;
-    let cpu = shifr_bench::study::cpu_model();
-    let backends = shifr_bench::study::supported_backends();
+    let cpu = shifr_bench::machine::cpu_model();
+    let backends = shifr_bench::machine::supported_backends();
     for r in &mut rows {
         r.machine = Some(machine.clone());
         r.cpu = Some(cpu.clone());

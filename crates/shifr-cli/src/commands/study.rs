@@ -1,10 +1,10 @@
-//! `shifr study NAME --out DIR`: runs one of the seed studies of `shifr_bench::study` and prints the
+//! `shifr study NAME --out DIR`: runs one of the seed studies of `shifr_studies` and prints the
 //! files it wrote and its verdicts.
 
 use crate::cli::StudyArgs;
 use anyhow::{anyhow, bail, Context, Result};
 use shifr::cpu::Backend;
-use shifr_bench::study::{self, Config, Scale, Study};
+use shifr_studies::{self as study, Config, Scale, Study};
 use std::process::ExitCode;
 
 pub fn run(args: &StudyArgs) -> Result<ExitCode> {

@@ -7,8 +7,8 @@
 
 use super::bench_gpu::{streams_host_time, streams_time, StreamCipher, SECTOR};
 use anyhow::{anyhow, Context, Result};
-use shifr_bench::study::Scale;
 use shifr_gpu::{GpuContext, StreamMode};
+use shifr_studies::Scale;
 use std::fmt::Write as _;
 use std::path::Path;
 

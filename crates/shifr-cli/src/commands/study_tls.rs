@@ -54,7 +54,7 @@ pub fn run(args: &StudyArgs) -> Result<ExitCode> {
         progress: true,
         command: super::study::command_line(),
         scale: scale.to_string(),
-        load_before: shifr_bench::study::verdict::load_average(),
+        load_before: shifr_studies::verdict::load_average(),
     };
     let written = shifr_tls::study::run(&cfg)?;
     for file in &written.files {

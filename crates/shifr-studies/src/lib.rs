@@ -1,4 +1,4 @@
-//! `shifr study NAME --out DIR`: the seed studies reproduced on this machine. Each study writes
+//! shifr-studies: `shifr study NAME --out DIR`, the seed studies reproduced on this machine. Each study writes
 //! `report.md`, CSV files and PNG charts into DIR, putting the seed's own table or figure next to this
 //! machine's numbers, and checks the seed's conclusion: holds, partly holds or does not hold here, and
 //! why.
@@ -8,16 +8,19 @@
 //! explicit backend constructor), it runs the `shifr` binary ([`Config::exe`]) again as a child with
 //! `SHIFR_BACKEND=NAME ... --part`, which measures and writes its rows as JSON (`part.json`) instead of a
 //! report.
+//!
+//! The crate holds what writes the reports and judges the seeds' claims: one module per study, the
+//! seeds' transcribed tables ([`seeds`]), the verdicts ([`verdict`]), the `files` corpus
+//! ([`corpus`]) and progress lines ([`progress`]). Measuring is shifr-bench's: timed runs of one
+//! piece of work ([`shifr_bench::measure`]), CPU time and energy; the charts, CSV files and
+//! Markdown go through shifr-bench's report writers ([`shifr_bench::report`]), the same that
+//! `shifr bench` and `shifr report merge` use.
 
-pub mod chart;
 pub mod corpus;
-pub mod csv;
 pub mod dump;
 pub mod files;
 pub mod gost_streams;
 pub mod kuznyechik_platforms;
-pub mod markdown;
-pub mod measure;
 pub mod progress;
 pub mod seeds;
 pub mod tls_table;
@@ -26,6 +29,9 @@ pub mod verdict;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use shifr::cpu::Backend;
+use shifr_bench::machine::{cpu_model, supported_backends};
+use shifr_bench::measure;
+use shifr_bench::report::{chart, markdown};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -366,29 +372,6 @@ pub fn load_note(threads: usize, before: Option<f64>) -> String {
         "Load average: {start}; {one:.2} (1 min), {five:.2} (5 min), {fifteen:.2} (15 min) at the \
          end, which includes the run's own working threads (up to {threads} here)."
     )
-}
-
-/// The backends this CPU supports, by name.
-pub fn supported_backends() -> String {
-    Backend::ALL
-        .iter()
-        .filter(|b| b.is_supported())
-        .map(|b| b.name())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The processor's model name from /proc/cpuinfo, or the architecture.
-pub fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
 /// The current UTC date and time, `YYYY-MM-DD HH:MM UTC` (civil-from-days, no time-zone database).

@@ -1,6 +1,7 @@
 //! A seed's claim checked against this machine's numbers: holds, partly holds, does not hold, or
 //! cannot be tested here — always with the numbers that decided it.
 
+use shifr_bench::report::markdown::Markdown;
 use std::fmt;
 
 /// How a claim fared on this machine.
@@ -69,7 +70,7 @@ pub const RERUN: &str = "Numbers taken while other work shared the CPU are not j
 /// contended numbers).
 pub fn unless_busy(
     verdicts: Vec<Verdict>,
-    busy: Option<super::measure::Busy>,
+    busy: Option<shifr_bench::measure::Busy>,
     load: f64,
 ) -> Vec<Verdict> {
     let Some(busy) = busy else {
@@ -97,7 +98,7 @@ pub fn unless_busy(
 pub fn judged(verdicts: Vec<Verdict>) -> Vec<Verdict> {
     unless_busy(
         verdicts,
-        super::measure::busy(),
+        shifr_bench::measure::busy(),
         load_average().unwrap_or(0.0),
     )
 }
@@ -110,6 +111,20 @@ pub fn load_average() -> Option<f64> {
         .next()?
         .parse()
         .ok()
+}
+
+/// Writes the checked claims as a Markdown list, followed by the advice to rerun where a claim was
+/// not judged.
+pub fn write(md: &mut Markdown, verdicts: &[Verdict]) {
+    let mut list: String = verdicts.iter().map(Verdict::markdown).collect();
+    list.push('\n');
+    md.raw(&list);
+    if verdicts
+        .iter()
+        .any(|v| matches!(v.outcome, Outcome::NotJudged { .. }))
+    {
+        md.para(RERUN);
+    }
 }
 
 /// One checked claim.
@@ -158,7 +173,7 @@ mod tests {
             Verdict::new("B scales", Outcome::DoesNotHold, "B: 1x."),
         ];
         assert_eq!(unless_busy(verdicts.clone(), None, 9.0), verdicts);
-        let busy = crate::study::measure::Busy {
+        let busy = shifr_bench::measure::Busy {
             cases: 10,
             contended: 3,
             min_share: 0.415,
@@ -178,6 +193,30 @@ mod tests {
             assert!(line.contains("3 of 10"), "{line}");
         }
         assert_eq!(withheld[0].claim, "A is faster");
+    }
+
+    #[test]
+    fn the_list_ends_with_the_rerun_advice_when_a_claim_was_not_judged() {
+        let mut md = Markdown::new();
+        write(&mut md, &[Verdict::new("c", Outcome::Holds, "w")]);
+        assert_eq!(md.finish(), "- **c** — holds here. w\n\n");
+        let busy = shifr_bench::measure::Busy {
+            cases: 1,
+            contended: 1,
+            min_share: 0.5,
+        };
+        let withheld = unless_busy(
+            vec![Verdict::new("c", Outcome::Holds, "w")],
+            Some(busy),
+            2.0,
+        );
+        let mut md = Markdown::new();
+        write(&mut md, &withheld);
+        assert!(
+            md.finish().ends_with(&format!("{RERUN}\n\n")),
+            "{}",
+            md.finish()
+        );
     }
 
     #[test]

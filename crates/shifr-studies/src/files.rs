@@ -4,16 +4,18 @@
 //!
 //! Each file goes through the catalogue's one-shot call, as `shifr cipher` would run it: ECB pads with
 //! PKCS#7, AEADs append a tag, decryption checks it. Every call is timed over repeated runs (see
-//! [`super::measure`]); the seed timed one call per file with Python's `time`.
+//! [`shifr_bench::measure`]); the seed timed one call per file with Python's `time`.
 
 use super::corpus::{self, CorpusFile};
-use super::csv::{self, Csv};
-use super::markdown::{num, Markdown};
 use super::seeds::seed002_files as seed;
 use super::verdict::{Outcome, Verdict};
-use super::{chart, measure, Config, Outcome as StudyOutcome, Scale, Study, StudyError};
+use super::{Config, Outcome as StudyOutcome, Scale, Study, StudyError};
 use serde::{Deserialize, Serialize};
 use shifr::catalog::{self, AlgInfo, Kind, Params};
+use shifr_bench::measure;
+use shifr_bench::report::chart;
+use shifr_bench::report::csv::{self, Csv};
+use shifr_bench::report::markdown::{num, Markdown};
 use std::time::Duration;
 
 /// The seed's algorithms as catalogue names (3DES = `des-ede3`, ECB with three keys).
@@ -349,7 +351,7 @@ fn write_report(
         "Seed's conclusions: {}",
         seed::CONCLUSIONS.join(" ")
     ));
-    md.verdicts(verdicts);
+    super::verdict::write(&mut md, verdicts);
 
     md.heading(2, "Figure 1: mean speed per algorithm");
     md.para("The seed's figure 1 prints no numbers; its text states ChaCha20 ≈ 6× the next fastest and AES-128 ≈ 1.4× AES-256 (claims checked above). This machine:");

@@ -6,17 +6,19 @@
 //! Every cipher encrypts 1 MiB buffers (ECB for the block ciphers, which is what the seed's
 //! table-driven C code measured; ChaCha20 as a stream) on 1..N threads, each thread its own buffer.
 
-use super::csv::{self, Csv};
-use super::markdown::{num, Markdown};
 use super::seeds::seed003_kuznyechik as seed;
 use super::verdict::{Outcome, Verdict};
-use super::{chart, measure, Config, Outcome as StudyOutcome, Scale, Study, StudyError};
+use super::{Config, Outcome as StudyOutcome, Scale, Study, StudyError};
 use serde::{Deserialize, Serialize};
 use shifr::cpu;
 use shifr::hazmat::block::aes::Aes;
 use shifr::hazmat::block::kuznyechik::Kuznyechik;
 use shifr::hazmat::block::magma::Magma;
 use shifr::hazmat::stream::chacha20::ChaCha20;
+use shifr_bench::measure;
+use shifr_bench::report::chart;
+use shifr_bench::report::csv::{self, Csv};
+use shifr_bench::report::markdown::{num, Markdown};
 
 /// One measured (cipher, thread count).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -271,7 +273,7 @@ fn write_report(
     ));
     md.heading(2, "Verdict");
     md.para(&format!("Seed's conclusion: {}", seed::CONCLUSION));
-    md.verdicts(verdicts);
+    super::verdict::write(&mut md, verdicts);
 
     md.heading(2, "The seed's table and this machine (Kuznyechik)");
     let mut table: Vec<Vec<String>> = seed::TABLE
@@ -294,7 +296,7 @@ fn write_report(
         // Key schedule and per-key tables one keyed instance holds on the backend that ran.
         let key_state = kuz_ecb
             .zip(shifr::cpu::Backend::from_name(&r.implementation))
-            .and_then(|(alg, b)| crate::workload::state_bytes(alg, Some(b)).ok())
+            .and_then(|(alg, b)| shifr_bench::workload::state_bytes(alg, Some(b)).ok())
             .map_or("-".to_string(), |(bytes, _)| bytes.to_string());
         table.push(vec![
             format!("**this machine** ({}, {})", r.implementation, r.run),
@@ -411,7 +413,7 @@ fn write_report(
     for r in rows {
         csv.row(vec![
             "this machine".into(),
-            super::cpu_model(),
+            shifr_bench::machine::cpu_model(),
             r.cipher.clone(),
             format!("{} ({})", r.implementation, r.run),
             r.threads.to_string(),

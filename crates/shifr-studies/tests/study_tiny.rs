@@ -2,7 +2,7 @@
 //! seed's conclusion and a verdict per claim, CSV files with the expected header, and valid PNG files.
 //! No timing is checked.
 
-use shifr_bench::study::{self, Config, Scale, Study};
+use shifr_studies::{self as study, Config, Scale, Study};
 use std::path::PathBuf;
 
 const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";

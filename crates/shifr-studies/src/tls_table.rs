@@ -19,11 +19,9 @@
 //! selected, and the implementation column says so. The AES-NI-era half needs the child process (it
 //! is left out without one).
 
-use super::csv::{self, Csv};
-use super::markdown::{num, Markdown};
 use super::seeds::seed000_tls as seed;
 use super::verdict::{Outcome, Verdict};
-use super::{chart, measure, Config, Outcome as StudyOutcome, Study, StudyError};
+use super::{Config, Outcome as StudyOutcome, Study, StudyError};
 use serde::{Deserialize, Serialize};
 use shifr::aead::chacha20poly1305::ChaCha20Poly1305;
 use shifr::aead::gcm::AesGcm;
@@ -31,6 +29,10 @@ use shifr::aead::Aead;
 use shifr::cpu::Backend;
 use shifr::hazmat::block::aes::Aes;
 use shifr::hazmat::stream::chacha20::ChaCha20;
+use shifr_bench::measure;
+use shifr_bench::report::chart;
+use shifr_bench::report::csv::{self, Csv};
+use shifr_bench::report::markdown::{num, Markdown};
 
 /// The seed's buffer size.
 pub const BYTES: usize = 8192;
@@ -440,7 +442,7 @@ fn write_report(
     ));
     md.heading(2, "Verdict");
     md.para(&format!("Seed's conclusion: {}", seed::CONCLUSION));
-    md.verdicts(verdicts);
+    super::verdict::write(&mut md, verdicts);
 
     md.heading(2, "The seed's table and this machine");
     let mut header = vec!["platform"];
@@ -517,7 +519,7 @@ fn write_report(
     for r in hardware.iter().chain(era).chain(software) {
         csv.row(vec![
             r.half.csv_source().into(),
-            super::cpu_model(),
+            shifr_bench::machine::cpu_model(),
             (r.half != Half::Software && hardware_aes(hardware)).to_string(),
             r.cipher.clone(),
             r.implementation.clone(),

@@ -1,6 +1,5 @@
-//! A small Markdown writer for the study reports: headings, paragraphs, tables, verdicts, images.
-
-use super::verdict::Verdict;
+//! A small Markdown writer for the reports (the studies, `shifr report merge`): headings, paragraphs,
+//! tables, images and text the caller laid out itself.
 
 /// A report being written.
 #[derive(Debug, Default, Clone)]
@@ -45,18 +44,9 @@ impl Markdown {
         self
     }
 
-    /// The checked claims as a list.
-    pub fn verdicts(&mut self, verdicts: &[Verdict]) -> &mut Self {
-        for v in verdicts {
-            self.text.push_str(&v.markdown());
-        }
-        self.text.push('\n');
-        if verdicts
-            .iter()
-            .any(|v| matches!(v.outcome, super::verdict::Outcome::NotJudged { .. }))
-        {
-            self.para(super::verdict::RERUN);
-        }
+    /// Markdown the caller laid out (a list, say), appended as it is.
+    pub fn raw(&mut self, markdown: &str) -> &mut Self {
+        self.text.push_str(markdown);
         self
     }
 
@@ -83,19 +73,18 @@ pub fn num(value: Option<f64>, digits: usize, missing: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::study::verdict::Outcome;
 
     #[test]
-    fn writes_headings_tables_and_verdicts() {
+    fn writes_headings_tables_lists_and_images() {
         let mut md = Markdown::new();
         md.heading(1, "T")
             .para("p")
             .table(&["a", "b"], &[vec!["1", "x|y"]])
-            .verdicts(&[Verdict::new("c", Outcome::Holds, "w")])
+            .raw("- c\n\n")
             .image("chart", "c.png");
         assert_eq!(
             md.finish(),
-            "# T\n\np\n\n| a | b |\n|---|---|\n| 1 | x\\|y |\n\n- **c** — holds here. w\n\n![chart](c.png)\n\n"
+            "# T\n\np\n\n| a | b |\n|---|---|\n| 1 | x\\|y |\n\n- c\n\n![chart](c.png)\n\n"
         );
     }
 

@@ -12,16 +12,18 @@
 //!
 //! Backends: this process's selection, plus one child run per `--backend` (default: portable).
 
-use super::csv::{self, Csv};
-use super::markdown::Markdown;
 use super::seeds::seed001_gost as seed;
 use super::verdict::{Outcome, Verdict};
-use super::{chart, measure, Config, Outcome as StudyOutcome, Scale, Study, StudyError};
+use super::{Config, Outcome as StudyOutcome, Scale, Study, StudyError};
 use serde::{Deserialize, Serialize};
 use shifr::cpu::{self, Backend};
 use shifr::hazmat::block::aes::Aes;
 use shifr::hazmat::block::magma::Magma;
 use shifr::hazmat::block::BlockCipher;
+use shifr_bench::measure;
+use shifr_bench::report::chart;
+use shifr_bench::report::csv::{self, Csv};
+use shifr_bench::report::markdown::Markdown;
 
 /// The seed's buffer: 8 MiB.
 pub const BUFFER: usize = 8 << 20;
@@ -303,7 +305,7 @@ fn write_report(
     ));
     md.heading(2, "Verdict");
     md.para(&format!("Seed's conclusion: {}", seed::CONCLUSION));
-    md.verdicts(verdicts);
+    super::verdict::write(&mut md, verdicts);
     md.heading(2, "The seed's figures 3 and 5");
     let mut seed_rows: Vec<Vec<String>> = seed::CPU
         .iter()

@@ -10,12 +10,13 @@
 //! block device is needed, and the machine's disks are not what is measured); the image is written to
 //! the output directory's file system and fsynced.
 
-use super::csv::{self, Csv};
-use super::markdown::Markdown;
 use super::seeds::seed004_dump as seed;
 use super::verdict::{Outcome, Verdict};
-use super::{chart, Config, Outcome as StudyOutcome, Scale, Study, StudyError};
+use super::{Config, Outcome as StudyOutcome, Scale, Study, StudyError};
 use serde::{Deserialize, Serialize};
+use shifr_bench::report::chart;
+use shifr_bench::report::csv::{self, Csv};
+use shifr_bench::report::markdown::Markdown;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -64,19 +65,6 @@ fn plan(scale: Scale) -> (u64, usize) {
 
 fn io_err(what: String) -> impl FnOnce(std::io::Error) -> StudyError {
     move |source| StudyError::Io { what, source }
-}
-
-/// User + system CPU seconds of the waited-for children of this process.
-fn children_cpu_seconds() -> f64 {
-    // SAFETY: rusage is plain old data, so all-zero bytes are a valid value for it.
-    let mut usage: libc::rusage = unsafe { core::mem::zeroed() };
-    // SAFETY: getrusage writes one rusage struct into the live, writable `usage`.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    if rc != 0 {
-        return 0.0;
-    }
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
 /// The scratch files: the source, the key and the image.
@@ -167,13 +155,13 @@ fn dump_once(
         backend: "default",
         why: format!("shifr dump -a {aead}: {why}"),
     };
-    let cpu_before = children_cpu_seconds();
+    let cpu_before = shifr_bench::rusage::children_cpu_seconds();
     let start = Instant::now();
     let out = cmd
         .output()
         .map_err(|e| fail(format!("cannot start {}: {e}", exe.display())))?;
     let wall = start.elapsed().as_secs_f64();
-    let cpu = children_cpu_seconds() - cpu_before;
+    let cpu = shifr_bench::rusage::children_cpu_seconds() - cpu_before;
     if !out.status.success() {
         return Err(fail(
             String::from_utf8_lossy(&out.stderr).trim().to_string(),
@@ -184,7 +172,7 @@ fn dump_once(
 
 /// Copies the source to the image path without cryptography, as `shifr dump` would read and write it.
 fn copy_once(s: &Scratch) -> Result<Run, StudyError> {
-    let cpu_before = crate::rusage::process_cpu_seconds();
+    let cpu_before = shifr_bench::rusage::process_cpu_seconds();
     let start = Instant::now();
     let mut input =
         std::fs::File::open(&s.source).map_err(io_err(format!("open {}", s.source.display())))?;
@@ -202,7 +190,10 @@ fn copy_once(s: &Scratch) -> Result<Run, StudyError> {
     }
     output.sync_all().map_err(io_err(what))?;
     let wall = start.elapsed().as_secs_f64();
-    Ok((wall, crate::rusage::process_cpu_seconds() - cpu_before))
+    Ok((
+        wall,
+        shifr_bench::rusage::process_cpu_seconds() - cpu_before,
+    ))
 }
 
 /// The row of `runs` timed runs of `bytes` each (the median run by speed).
@@ -397,7 +388,7 @@ fn write_report(
     ));
     md.heading(2, "Verdict");
     md.para(&format!("Seed's conclusion: {}", seed::CONCLUSION));
-    md.verdicts(verdicts);
+    super::verdict::write(&mut md, verdicts);
     md.heading(2, "The seed's figures");
     let mut seed_rows = vec![vec![
         "plain copy".to_string(),
