@@ -71,6 +71,8 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The CLI without its optional parts (README "Features and platforms"): the build of the cross
 # targets and the static musl binary, whose tests run in scripts/cross-test.sh.
 cargo clippy -p shifr-cli -p shifr-bench --no-default-features --all-targets --quiet -- -D warnings
+phase "cargo doc (the library's public docs link only to public items)"
+RUSTDOCFLAGS="-D warnings" cargo doc -p shifr --no-deps --quiet
 phase "cargo test"
 # The GPU kernels run on PoCL here: a missing OpenCL platform fails their tests instead of skipping
 # them, and each test that ran on a device is logged, counted below.

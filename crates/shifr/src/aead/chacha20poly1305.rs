@@ -13,8 +13,8 @@
 //! AVX-512 IFMA, AVX-512 or AVX2 where the CPU has it, ChaCha20 on AVX-512/AVX2/SSE2 (see their
 //! modules).
 //!
-//! A message of up to [`SHORT_MAX`] bytes takes one key stream call for block 0 and its own blocks
-//! together ([`KeystreamPrefix`]: as narrow an engine call as covers them), and Poly1305 stays on
+//! A message of up to `SHORT_MAX` bytes takes one key stream call for block 0 and its own blocks
+//! together (`KeystreamPrefix`: as narrow an engine call as covers them), and Poly1305 stays on
 //! its scalar code for it (see `mac::poly1305`): per-message set-up, not the data, is what short
 //! messages cost.
 //!

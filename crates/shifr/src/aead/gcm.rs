@@ -23,7 +23,7 @@
 //! against its power of H (kept in the key) and one reduction, `E_K(J0)` on AES-NI beside it; no
 //! per-call allocation, copy of round keys or buffer to wipe. `open` (which hashes before it
 //! decrypts) takes the same call without the key stream, then the one-pass VAES-512 key stream.
-//! Other backends encrypt and then hash each [`INTERLEAVE_BYTES`] piece while it is still in L1.
+//! Other backends encrypt and then hash each `INTERLEAVE_BYTES` piece while it is still in L1.
 //! The portable backend is constant-time throughout (bitsliced AES, masked-multiply GHASH), and so
 //! are the others (AES and carry-less multiply instructions have data-independent timing).
 

@@ -132,7 +132,7 @@ impl FileCipher {
     /// Writes the header and the sealed chunks of everything `input` holds; returns the plaintext
     /// bytes read. `on_batch` gets the plaintext bytes of every job (batch) once it is written.
     /// With `threads > 1` the chunks are sealed on that many worker threads while this thread reads
-    /// and writes ([`super::jobs`]); the output is the same for any thread count.
+    /// and writes (`super::jobs`); the output is the same for any thread count.
     pub fn encrypt<R: Read, W: Write>(
         &self,
         input: R,

@@ -1,5 +1,5 @@
 //! STREAM chunk sealing: a job of consecutive chunks is sealed or opened in place, with no copy and no
-//! allocation ([`super::jobs`] spreads jobs over worker threads). Every chunk's nonce depends only on its
+//! allocation (`super::jobs` spreads jobs over worker threads). Every chunk's nonce depends only on its
 //! index, so the output is byte-identical for any thread count.
 //!
 //! Every chunk is authenticated with the whole 80-byte header as associated data. A sealed chunk is the

@@ -1,5 +1,5 @@
 //! Which processor this is, from CPUID's vendor, family and model: the key of the table of measured
-//! backend choices ([`super::table`]). Two CPUs with the same instruction sets can want different
+//! backend choices (`super::table`). Two CPUs with the same instruction sets can want different
 //! backends (Zen 4 splits 512-bit instructions into two 256-bit halves, so a one-lane AVX-512 kernel
 //! that wins on an Intel core loses there); the feature flags alone cannot tell them apart.
 

@@ -13,7 +13,7 @@
 //! `SHIFR_BACKEND=portable|avx2|avx512|avx512ifma` forces one.
 //!
 //! The vector key powers are built lazily, on the first [`Poly1305::update`] that brings at least
-//! [`VECTOR_MIN_BYTES`] of whole blocks: for shorter messages (one-time keys of short AEAD
+//! `VECTOR_MIN_BYTES` of whole blocks: for shorter messages (one-time keys of short AEAD
 //! messages) building r^2..r^16 costs more than the scalar code saves, so they run on the scalar
 //! code above whatever the backend.
 //!

@@ -36,7 +36,7 @@ fn check_register(n: usize, iv: &[u8], data_len: usize) -> Result<(usize, usize)
 ///
 /// Plain CBC (`z = 1`) runs in a small inlined function: a one-block message is one
 /// `encrypt_blocks` call, longer ones are offered to the backend's chain kernel; every other shape
-/// (and its validation) lives in [`encrypt_rounds`].
+/// (and its validation) lives in `encrypt_rounds`.
 #[inline]
 pub fn encrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
     let n = c.block_size();

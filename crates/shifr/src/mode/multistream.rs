@@ -14,7 +14,7 @@
 //! [`BlockCipher::feedback_lanes`] (Magma and Kuznyechik loop over the blocks inside their SIMD
 //! kernels there) and walked block index by block index only if the cipher declines; streams of one
 //! length in whole blocks go to it whole, in their own order, before any lane layout is built. CBC
-//! decryption is parallel within a stream: streams of [`SOLO_DECRYPT_BLOCKS`] blocks or more are
+//! decryption is parallel within a stream: streams of `SOLO_DECRYPT_BLOCKS` blocks or more are
 //! decrypted one by one through [`crate::mode::cbc`] (the cipher's multi-block path), and only the
 //! shorter ones are walked across streams.
 //!
