@@ -123,6 +123,7 @@ fn detect() -> CpuId {
 
 /// Display family and model from CPUID leaf 1's EAX: the extended family is added when the base
 /// family is 0Fh; the extended model is prepended when the base family is 06h or 0Fh.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn display_family_model(eax: u32) -> (u32, u32) {
     let base_family = (eax >> 8) & 0xf;
     let base_model = (eax >> 4) & 0xf;
