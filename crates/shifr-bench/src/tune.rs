@@ -2,12 +2,11 @@
 //! kinds of work, and turns the timings into the calibration entries of
 //! [`shifr::cpu::calibration`]. Every backend gives the same bytes, so a calibration changes speed
 //! only; the decision itself ([`decide`]) is a pure function of the timings, tested with made-up
-//! ones.
+//! ones. The measuring is the caller's: a backend is forced per process (`SHIFR_BACKEND`), so the
+//! `shifr` command measures each one in a child `shifr bench --backend B`.
 
 use shifr::cpu::{Backend, Entry, Primitive, Work};
 
-use crate::run::{Config, Runner};
-use crate::workload::Workload;
 use crate::BenchError;
 
 /// One measurement plan: a primitive's kind of work, measured through a catalogue algorithm at
@@ -140,60 +139,58 @@ pub fn decide(probe: &Probe, bulk: Option<Backend>, timings: &[Timing]) -> Optio
     }
 }
 
-/// Measures every probe on every backend this CPU supports (`seconds` per row) and returns the
-/// timings and the entries they decide. `progress` is told each probe as it starts.
+/// One probe's measurements and the entry they decided (`None`: no entry, e.g. short calls that
+/// the bulk backend wins too).
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// What was measured.
+    pub probe: Probe,
+    /// Every backend that ran, at every size of the probe.
+    pub timings: Vec<Timing>,
+    /// The decision.
+    pub entry: Option<Entry>,
+}
+
+/// Measures every probe on every backend this CPU supports and returns each probe's timings and
+/// decision. `measure(probe, backend)` gives the probe's speeds with `backend` forced, each
+/// labelled with the backend that ran (an algorithm without that backend runs its best one:
+/// such repeats are dropped); `progress` is told each probe as it starts.
 pub fn calibrate(
-    seconds: f64,
+    mut measure: impl FnMut(&Probe, Backend) -> Result<Vec<Timing>, BenchError>,
     mut progress: impl FnMut(&Probe),
-) -> Result<(Vec<Timing>, Vec<Entry>), BenchError> {
-    let mut runner = Runner::new(Config {
-        seconds,
-        samples: 3,
-        peers: Vec::new(),
-        resample: false,
-    });
-    let mut all = Vec::new();
-    let mut entries: Vec<Entry> = Vec::new();
+) -> Result<Vec<Outcome>, BenchError> {
+    let mut outcomes: Vec<Outcome> = Vec::new();
     for probe in PROBES {
         progress(probe);
-        let alg = shifr::catalog::lookup(probe.algorithm)?;
-        let mut timings = Vec::new();
-        for &size in probe.sizes {
-            let mut seen = Vec::new();
-            for backend in shifr::cpu::supported() {
-                let w = Workload {
-                    backend: Some(backend),
-                    ..Workload::new(alg, size)
-                };
-                let measured = runner.measure(&w)?;
-                let Some(row) = measured.rows.first() else {
-                    continue;
-                };
-                // A backend the algorithm lacks runs its best one: keep each backend once.
-                let Some(ran) = Backend::from_name(&row.backend) else {
-                    continue;
-                };
-                if seen.contains(&ran) {
-                    continue;
+        let mut timings: Vec<Timing> = Vec::new();
+        for backend in shifr::cpu::supported() {
+            for t in measure(probe, backend)? {
+                let repeat = timings
+                    .iter()
+                    .any(|s| s.backend == t.backend && s.bytes == t.bytes);
+                if !repeat && probe.sizes.contains(&t.bytes) {
+                    timings.push(t);
                 }
-                seen.push(ran);
-                timings.push(Timing {
-                    backend: ran,
-                    bytes: size,
-                    mb_s: row.mb_s,
-                });
             }
         }
-        let bulk = entries
+        let bulk = outcomes
             .iter()
+            .filter_map(|o| o.entry)
             .find(|e| e.primitive == probe.primitive && e.work == Work::Bulk)
             .map(|e| e.backend);
-        if let Some(e) = decide(probe, bulk, &timings) {
-            entries.push(e);
-        }
-        all.extend(timings);
+        let entry = decide(probe, bulk, &timings);
+        outcomes.push(Outcome {
+            probe: *probe,
+            timings,
+            entry,
+        });
     }
-    Ok((all, entries))
+    Ok(outcomes)
+}
+
+/// The entries of `outcomes`, in probe order: what the calibration file holds.
+pub fn entries(outcomes: &[Outcome]) -> Vec<Entry> {
+    outcomes.iter().filter_map(|o| o.entry).collect()
 }
 
 #[cfg(test)]
@@ -266,6 +263,49 @@ mod tests {
         );
         // Without a bulk winner there is nothing to compare against.
         assert_eq!(decide(&probe(Work::Short, sizes), None, &timings), None);
+    }
+
+    #[test]
+    fn calibrate_decides_from_the_measurements_it_is_given() {
+        // A fake CPU where the portable backend is fastest for everything: every bulk and chain
+        // entry names it, and no short entry appears (the bulk backend wins short calls too).
+        // Backends the algorithm lacks report the portable one, as a forced child would.
+        let outcomes = calibrate(
+            |probe, backend| {
+                Ok(probe
+                    .sizes
+                    .iter()
+                    .map(|&bytes| Timing {
+                        backend,
+                        bytes,
+                        mb_s: if backend == Backend::Portable {
+                            100.0
+                        } else {
+                            50.0
+                        },
+                    })
+                    .collect())
+            },
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(outcomes.len(), PROBES.len());
+        for o in &outcomes {
+            let repeats = o.timings.iter().enumerate().any(|(i, t)| {
+                o.timings[..i]
+                    .iter()
+                    .any(|s| s.backend == t.backend && s.bytes == t.bytes)
+            });
+            assert!(!repeats, "{o:?}");
+            match o.probe.work {
+                Work::Short => assert_eq!(o.entry, None, "{o:?}"),
+                _ => assert_eq!(o.entry.map(|e| e.backend), Some(Backend::Portable), "{o:?}"),
+            }
+        }
+        assert_eq!(
+            entries(&outcomes).len(),
+            PROBES.iter().filter(|p| p.work != Work::Short).count()
+        );
     }
 
     #[test]
