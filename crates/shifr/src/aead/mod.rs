@@ -1,5 +1,6 @@
 //! Authenticated encryption: AES-GCM, ChaCha20-Poly1305 / XChaCha20-Poly1305 and MGM.
 
+pub mod algorithm;
 pub mod chacha20poly1305;
 pub mod gcm;
 mod gcm_keystream;

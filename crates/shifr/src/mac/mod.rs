@@ -1,6 +1,7 @@
 //! Message authentication codes: Poly1305, GHASH (for GCM), OMAC/CMAC (the GOST R 34.13 MAC) and
 //! OMAC-ACPKM.
 
+pub mod algorithm;
 pub mod ghash;
 pub mod omac;
 pub mod omac_acpkm;

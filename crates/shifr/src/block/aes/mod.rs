@@ -27,6 +27,7 @@
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64_crypto;
+mod algorithm;
 mod key_schedule;
 mod soft;
 #[cfg(target_arch = "x86_64")]
@@ -36,6 +37,7 @@ mod x86_chain;
 #[cfg(target_arch = "x86_64")]
 mod x86_vaes;
 
+pub use algorithm::AesAlgorithm;
 use core::fmt;
 
 use crate::block::{BlockCipher, Chain, KeyInit};

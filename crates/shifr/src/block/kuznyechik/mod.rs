@@ -33,8 +33,9 @@
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
-#[cfg(target_arch = "x86_64")]
 mod aes_field;
+#[cfg(target_arch = "x86_64")]
+mod algorithm;
 mod soft;
 mod tables;
 #[cfg(target_arch = "x86_64")]
@@ -46,6 +47,7 @@ mod x86_avx512_gfni_chain;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_gfni_streams;
 
+pub use algorithm::KuznyechikAlgorithm;
 pub use tables::PI;
 
 use std::sync::OnceLock;

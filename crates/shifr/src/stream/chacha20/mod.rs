@@ -19,6 +19,7 @@
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
+pub mod algorithm;
 mod engine;
 mod soft;
 mod wipe;

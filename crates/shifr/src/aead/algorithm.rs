@@ -1,0 +1,186 @@
+//! The AEADs as catalogue objects: AES-GCM, MGM over a block cipher, (X)ChaCha20-Poly1305. A keyed
+//! object seals and opens each message on the calling thread, or, keyed with an engine, spreads
+//! each large message over the engine's threads (the same bytes for any thread count).
+
+use super::chacha20poly1305::{ChaCha20Poly1305, XChaCha20Poly1305};
+use super::gcm::AesGcm;
+use super::mgm::Mgm;
+use super::{Aead, Tag};
+use crate::block::{BlockAlgorithm, BlockCipher};
+use crate::catalog::object::{AeadAlgorithm, KeyedAead, Setup};
+use crate::engine::Engine;
+use crate::Result;
+
+/// AES-GCM (any AES key size).
+#[derive(Debug)]
+pub struct AesGcmAlgorithm;
+
+/// MGM (RFC 9058) over a block cipher.
+#[derive(Debug)]
+pub struct MgmAlgorithm<A>(pub A);
+
+/// AEAD_CHACHA20_POLY1305 (RFC 8439).
+#[derive(Debug)]
+pub struct ChaCha20Poly1305Algorithm;
+
+/// XChaCha20-Poly1305.
+#[derive(Debug)]
+pub struct XChaCha20Poly1305Algorithm;
+
+impl AeadAlgorithm for AesGcmAlgorithm {
+    fn key(&self, key: &[u8], setup: &Setup) -> Result<Box<dyn KeyedAead>> {
+        let gcm = match setup.backend {
+            Some(b) => AesGcm::with_backend(key, setup.tag_len, b)
+                .or_else(|_| AesGcm::new(key, setup.tag_len))?,
+            None => AesGcm::new(key, setup.tag_len)?,
+        };
+        Ok(keyed(gcm.backend().name(), gcm.state_bytes(), gcm, setup))
+    }
+}
+
+impl<A: BlockAlgorithm> AeadAlgorithm for MgmAlgorithm<A> {
+    fn key(&self, key: &[u8], setup: &Setup) -> Result<Box<dyn KeyedAead>> {
+        let cipher = self.0.key(key, setup.backend)?;
+        let backend = A::backend(&cipher).name();
+        let mgm = Mgm::new(cipher, setup.tag_len)?;
+        Ok(keyed(backend, mgm.state_bytes(), mgm, setup))
+    }
+}
+
+impl AeadAlgorithm for ChaCha20Poly1305Algorithm {
+    fn key(&self, key: &[u8], setup: &Setup) -> Result<Box<dyn KeyedAead>> {
+        let aead = ChaCha20Poly1305::new(key)?;
+        let size = core::mem::size_of::<ChaCha20Poly1305>();
+        Ok(keyed(
+            crate::stream::chacha20::algorithm::implementation(),
+            size,
+            aead,
+            setup,
+        ))
+    }
+}
+
+impl AeadAlgorithm for XChaCha20Poly1305Algorithm {
+    fn key(&self, key: &[u8], setup: &Setup) -> Result<Box<dyn KeyedAead>> {
+        let aead = XChaCha20Poly1305::new(key)?;
+        let size = core::mem::size_of::<XChaCha20Poly1305>();
+        Ok(keyed(
+            crate::stream::chacha20::algorithm::implementation(),
+            size,
+            aead,
+            setup,
+        ))
+    }
+}
+
+fn keyed<A: ParallelAead + 'static>(
+    backend: &'static str,
+    state_bytes: usize,
+    aead: A,
+    setup: &Setup,
+) -> Box<dyn KeyedAead> {
+    Box::new(Keyed {
+        aead,
+        backend,
+        state_bytes,
+        engine: setup.engine.clone(),
+    })
+}
+
+/// An AEAD whose messages [`Engine`] can split over threads.
+pub(crate) trait ParallelAead: Aead {
+    /// [`Aead::seal`] with the message split over `engine`'s threads.
+    fn seal_on(&self, engine: &Engine, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag>;
+
+    /// [`Aead::open`] with the message split over `engine`'s threads.
+    fn open_on(
+        &self,
+        engine: &Engine,
+        nonce: &[u8],
+        aad: &[u8],
+        data: &mut [u8],
+        tag: &[u8],
+    ) -> Result<()>;
+}
+
+impl ParallelAead for AesGcm {
+    fn seal_on(&self, e: &Engine, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+        e.gcm_seal(self, nonce, aad, data)
+    }
+
+    fn open_on(&self, e: &Engine, n: &[u8], a: &[u8], d: &mut [u8], t: &[u8]) -> Result<()> {
+        e.gcm_open(self, n, a, d, t)
+    }
+}
+
+impl<C: BlockCipher> ParallelAead for Mgm<C> {
+    fn seal_on(&self, e: &Engine, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+        e.mgm_seal(self, nonce, aad, data)
+    }
+
+    fn open_on(&self, e: &Engine, n: &[u8], a: &[u8], d: &mut [u8], t: &[u8]) -> Result<()> {
+        e.mgm_open(self, n, a, d, t)
+    }
+}
+
+impl ParallelAead for ChaCha20Poly1305 {
+    fn seal_on(&self, e: &Engine, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+        e.chacha20poly1305_seal(self, nonce, aad, data)
+    }
+
+    fn open_on(&self, e: &Engine, n: &[u8], a: &[u8], d: &mut [u8], t: &[u8]) -> Result<()> {
+        e.chacha20poly1305_open(self, n, a, d, t)
+    }
+}
+
+impl ParallelAead for XChaCha20Poly1305 {
+    fn seal_on(&self, e: &Engine, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+        e.xchacha20poly1305_seal(self, nonce, aad, data)
+    }
+
+    fn open_on(&self, e: &Engine, n: &[u8], a: &[u8], d: &mut [u8], t: &[u8]) -> Result<()> {
+        e.xchacha20poly1305_open(self, n, a, d, t)
+    }
+}
+
+/// A keyed AEAD, run on the calling thread or over an engine.
+struct Keyed<A> {
+    aead: A,
+    backend: &'static str,
+    state_bytes: usize,
+    engine: Option<Engine>,
+}
+
+impl<A: ParallelAead> Aead for Keyed<A> {
+    fn tag_len(&self) -> usize {
+        self.aead.tag_len()
+    }
+
+    fn nonce_len_desc(&self) -> &'static str {
+        self.aead.nonce_len_desc()
+    }
+
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+        match &self.engine {
+            Some(e) => self.aead.seal_on(e, nonce, aad, data),
+            None => self.aead.seal(nonce, aad, data),
+        }
+    }
+
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
+        match &self.engine {
+            Some(e) => self.aead.open_on(e, nonce, aad, data, tag),
+            None => self.aead.open(nonce, aad, data, tag),
+        }
+    }
+}
+
+impl<A: ParallelAead> KeyedAead for Keyed<A> {
+    fn backend(&self) -> &'static str {
+        self.backend
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.state_bytes
+    }
+}
