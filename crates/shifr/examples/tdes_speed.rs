@@ -7,8 +7,8 @@ use shifr::block::aes::Aes;
 use shifr::block::tdes::Tdes;
 use shifr::block::BlockCipher;
 use shifr::cpu::Backend;
-use shifr::engine::Engine;
 use shifr::mode::ctr;
+use shifr::parallel::Engine;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

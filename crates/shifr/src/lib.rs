@@ -6,7 +6,7 @@
 //! Layout: [`block`] holds block ciphers, [`stream`] stream ciphers, [`mac`] message authentication
 //! codes, [`mode`] the modes of operation (including multi-stream feedback modes), [`aead`] the
 //! authenticated ciphers, [`catalog`] the OpenSSL-style algorithm names used by the tools, and [`cpu`]
-//! the one place where backends are chosen, and [`engine`] spreads large and multi-stream jobs over
+//! the one place where backends are chosen, and [`parallel`] spreads large and multi-stream jobs over
 //! threads.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
@@ -16,10 +16,10 @@ pub mod block;
 pub mod catalog;
 pub mod container;
 pub mod cpu;
-pub mod engine;
 pub mod error;
 pub mod mac;
 pub mod mode;
+pub mod parallel;
 pub mod stream;
 pub mod util;
 #[cfg(target_arch = "x86_64")]

@@ -15,7 +15,7 @@
 //!   feedback modes (CBC encryption, CFB with full-block segments, OMAC) then run through
 //!   `shifr::mode::multistream`, all streams in one call, and other modes run stream after stream;
 //! - with `threads = N > 1` and one stream, shifr's AES-GCM, MGM, CTR and ECB rows process each whole
-//!   message with one call of the library's `shifr::engine::Engine` on N threads
+//!   message with one call of the library's `shifr::parallel::Engine` on N threads
 //!   ([`shifr_engine_op`]), which splits it itself; every other row (and every peer) gets one op
 //!   per thread on its own part of the message ([`Workload::thread_parts`]).
 

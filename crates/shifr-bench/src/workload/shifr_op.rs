@@ -11,7 +11,7 @@ use crate::BenchError;
 use shifr::catalog::object::{Cipher, KeyStream, KeyedAead, Mac, MultiStream};
 use shifr::catalog::{AlgInfo, Kind, Options};
 use shifr::cpu::Backend;
-use shifr::engine::Engine;
+use shifr::parallel::Engine;
 
 /// Builds shifr's op for one thread of `w`: its streams, keys and IVs.
 pub fn shifr_op(w: &Workload) -> Result<Box<dyn Op>, BenchError> {

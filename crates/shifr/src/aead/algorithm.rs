@@ -6,9 +6,9 @@ use super::chacha20poly1305::{ChaCha20Poly1305, XChaCha20Poly1305};
 use super::gcm::AesGcm;
 use super::mgm::Mgm;
 use super::{Aead, Tag};
-use crate::block::{BlockAlgorithm, BlockCipher};
+use crate::block::BlockAlgorithm;
 use crate::catalog::object::{AeadAlgorithm, KeyedAead, Setup};
-use crate::engine::Engine;
+use crate::parallel::{Engine, ParallelAead};
 use crate::Result;
 
 /// AES-GCM (any AES key size).
@@ -87,62 +87,6 @@ fn keyed<A: ParallelAead + 'static>(
     })
 }
 
-/// An AEAD whose messages [`Engine`] can split over threads.
-pub(crate) trait ParallelAead: Aead {
-    /// [`Aead::seal`] with the message split over `engine`'s threads.
-    fn seal_on(&self, engine: &Engine, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag>;
-
-    /// [`Aead::open`] with the message split over `engine`'s threads.
-    fn open_on(
-        &self,
-        engine: &Engine,
-        nonce: &[u8],
-        aad: &[u8],
-        data: &mut [u8],
-        tag: &[u8],
-    ) -> Result<()>;
-}
-
-impl ParallelAead for AesGcm {
-    fn seal_on(&self, e: &Engine, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
-        e.gcm_seal(self, nonce, aad, data)
-    }
-
-    fn open_on(&self, e: &Engine, n: &[u8], a: &[u8], d: &mut [u8], t: &[u8]) -> Result<()> {
-        e.gcm_open(self, n, a, d, t)
-    }
-}
-
-impl<C: BlockCipher> ParallelAead for Mgm<C> {
-    fn seal_on(&self, e: &Engine, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
-        e.mgm_seal(self, nonce, aad, data)
-    }
-
-    fn open_on(&self, e: &Engine, n: &[u8], a: &[u8], d: &mut [u8], t: &[u8]) -> Result<()> {
-        e.mgm_open(self, n, a, d, t)
-    }
-}
-
-impl ParallelAead for ChaCha20Poly1305 {
-    fn seal_on(&self, e: &Engine, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
-        e.chacha20poly1305_seal(self, nonce, aad, data)
-    }
-
-    fn open_on(&self, e: &Engine, n: &[u8], a: &[u8], d: &mut [u8], t: &[u8]) -> Result<()> {
-        e.chacha20poly1305_open(self, n, a, d, t)
-    }
-}
-
-impl ParallelAead for XChaCha20Poly1305 {
-    fn seal_on(&self, e: &Engine, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
-        e.xchacha20poly1305_seal(self, nonce, aad, data)
-    }
-
-    fn open_on(&self, e: &Engine, n: &[u8], a: &[u8], d: &mut [u8], t: &[u8]) -> Result<()> {
-        e.xchacha20poly1305_open(self, n, a, d, t)
-    }
-}
-
 /// A keyed AEAD, run on the calling thread or over an engine.
 struct Keyed<A> {
     aead: A,
@@ -162,14 +106,14 @@ impl<A: ParallelAead> Aead for Keyed<A> {
 
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
         match &self.engine {
-            Some(e) => self.aead.seal_on(e, nonce, aad, data),
+            Some(e) => e.seal(&self.aead, nonce, aad, data),
             None => self.aead.seal(nonce, aad, data),
         }
     }
 
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         match &self.engine {
-            Some(e) => self.aead.open_on(e, nonce, aad, data, tag),
+            Some(e) => e.open(&self.aead, nonce, aad, data, tag),
             None => self.aead.open(nonce, aad, data, tag),
         }
     }

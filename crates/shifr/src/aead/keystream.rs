@@ -212,10 +212,10 @@ pub struct KeystreamKey {
 /// The reference [`KeystreamSource`] on this CPU, from the library's block ciphers and ChaCha20.
 pub struct CpuKeystream {
     cipher: KeystreamCipher,
-    engine: Engine,
+    kernel: Kernel,
 }
 
-enum Engine {
+enum Kernel {
     Aes(Aes),
     ChaCha20(Zeroizing<[u8; 32]>),
     Kuznyechik(Box<Kuznyechik>),
@@ -225,8 +225,8 @@ enum Engine {
 impl CpuKeystream {
     /// Keys the source.
     pub fn new(key: &KeystreamKey) -> Result<CpuKeystream> {
-        let engine = match key.cipher {
-            KeystreamCipher::Aes => Engine::Aes(Aes::new(&key.key)?),
+        let kernel = match key.cipher {
+            KeystreamCipher::Aes => Kernel::Aes(Aes::new(&key.key)?),
             KeystreamCipher::ChaCha20 => {
                 let k: [u8; 32] =
                     key.key
@@ -236,26 +236,26 @@ impl CpuKeystream {
                             expected: "32",
                             got: key.key.len(),
                         })?;
-                Engine::ChaCha20(Zeroizing::new(k))
+                Kernel::ChaCha20(Zeroizing::new(k))
             }
-            KeystreamCipher::Kuznyechik => Engine::Kuznyechik(Box::new(Kuznyechik::new(&key.key)?)),
-            KeystreamCipher::Magma => Engine::Magma(Box::new(Magma::new(&key.key)?)),
+            KeystreamCipher::Kuznyechik => Kernel::Kuznyechik(Box::new(Kuznyechik::new(&key.key)?)),
+            KeystreamCipher::Magma => Kernel::Magma(Box::new(Magma::new(&key.key)?)),
         };
         Ok(CpuKeystream {
             cipher: key.cipher,
-            engine,
+            kernel,
         })
     }
 
     fn xor_segment(&self, start: &[u8; 16], data: &mut [u8]) -> Result<()> {
-        match &self.engine {
-            Engine::ChaCha20(key) => {
+        match &self.kernel {
+            Kernel::ChaCha20(key) => {
                 let counter = u32::from_le_bytes([start[0], start[1], start[2], start[3]]);
                 return ChaCha20::new(&key[..], &start[4..], counter)?.apply_keystream(data);
             }
-            Engine::Aes(c) => xor_counter_blocks(c, self.cipher, start, data),
-            Engine::Kuznyechik(c) => xor_counter_blocks(&**c, self.cipher, start, data),
-            Engine::Magma(c) => xor_counter_blocks(&**c, self.cipher, start, data),
+            Kernel::Aes(c) => xor_counter_blocks(c, self.cipher, start, data),
+            Kernel::Kuznyechik(c) => xor_counter_blocks(&**c, self.cipher, start, data),
+            Kernel::Magma(c) => xor_counter_blocks(&**c, self.cipher, start, data),
         }
         Ok(())
     }

@@ -15,7 +15,7 @@ pub mod object;
 mod table;
 
 use crate::cpu::Backend;
-use crate::engine::Engine;
+use crate::parallel::Engine;
 use crate::{Error, Result};
 use object::{Algorithm, Cipher, KeyStream, KeyedAead, Mac, MultiStream, Setup};
 

@@ -3,13 +3,13 @@
 //! then serving many messages.
 //!
 //! An entry's [`Algorithm`] keys the primitive ([`Setup`] holds everything decided at keying: the
-//! tag length, the ACPKM sections, a forced backend, a [`crate::engine::Engine`] to spread large
+//! tag length, the ACPKM sections, a forced backend, a [`crate::parallel::Engine`] to spread large
 //! messages over threads); the keyed object then runs one message per call with no further
 //! dispatch on the algorithm, so a benchmark or a server pays the key schedule once.
 
 use crate::aead::Aead;
 use crate::cpu::Backend;
-use crate::engine::Engine;
+use crate::parallel::Engine;
 use crate::Result;
 
 /// What keys an entry: one trait object per kind of algorithm.

@@ -6,6 +6,7 @@ pub mod ghash;
 pub mod omac;
 pub mod omac_acpkm;
 pub mod poly1305;
+pub(crate) mod poly1305_field;
 #[cfg(target_arch = "x86_64")]
 mod poly1305_ifma;
 #[cfg(target_arch = "x86_64")]

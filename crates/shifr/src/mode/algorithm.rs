@@ -5,7 +5,7 @@ use super::gost89::{self, KeyMeshing};
 use super::{cbc, cfb, ctr, ctr_acpkm, ecb, multistream, ofb};
 use crate::block::{BlockAlgorithm, BlockCipher, KeyInit};
 use crate::catalog::object::{BlockModeAlgorithm, Cipher, MultiStream, Setup};
-use crate::engine::Engine;
+use crate::parallel::Engine;
 use crate::util::shift_in;
 use crate::{Error, Result};
 

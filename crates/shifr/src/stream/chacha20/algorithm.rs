@@ -2,7 +2,7 @@
 
 use super::{ChaCha20, XChaCha20};
 use crate::catalog::object::{KeyStream, Setup, StreamAlgorithm};
-use crate::engine::Engine;
+use crate::parallel::Engine;
 use crate::{Error, Result};
 use zeroize::Zeroizing;
 

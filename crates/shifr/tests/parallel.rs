@@ -8,8 +8,8 @@ use rand::{Rng, RngCore, SeedableRng};
 use shifr::block::aes::Aes;
 use shifr::block::tdes::Tdes;
 use shifr::block::BlockCipher;
-use shifr::engine::{Engine, DEFAULT_MIN_PARALLEL};
 use shifr::mode::{cbc, ctr, ecb, multistream};
+use shifr::parallel::{Engine, DEFAULT_MIN_PARALLEL};
 use shifr::Error;
 
 fn random_bytes(rng: &mut StdRng, n: usize) -> Vec<u8> {
