@@ -1,5 +1,7 @@
 //! The algorithm catalogue: every name shifr offers, OpenSSL-style (`aes-128-cbc`, `magma-ctr`, ...),
-//! with its sizes and one uniform one-shot call, used by `shifr list`, `shifr cipher` and `shifr bench`.
+//! with its sizes, its object ([`object::Algorithm`]: keyed once, then one call per message) and one
+//! uniform one-shot call over that object. It is the one door from the tools into the library:
+//! `shifr list`, `cipher` and `bench`, the TLS provider and the Python package look names up here.
 //!
 //! Where OpenSSL 3 (with the gost engine) offers a name through `openssl enc`, the same name here
 //! takes the same key and IV bytes and produces byte-identical output (`openssl enc -nopad`), with

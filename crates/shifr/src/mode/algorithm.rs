@@ -109,6 +109,7 @@ impl<C: KeyInit> Keyed<C> {
                 Mode::GostCtr => {
                     e.ctr_apply(c, &ctr::gost_counter_block(iv, c.block_size())?, data)
                 }
+                // Mode::Ctr: an engine is kept only for the modes that split.
                 _ => e.ctr_apply(c, iv, data),
             };
         }
