@@ -1,16 +1,17 @@
-//! Keyed block ciphers for a record's `cipher` name.
+//! Keyed block ciphers for a record's `cipher` name, keyed through the library's `BlockAlgorithm`
+//! values.
 //!
 //! GOST 28147-89 records: the cipher is keyed with the CryptoPro-A S-boxes. The vector format prints
 //! byte strings "as the source prints them"; for GOST ciphers that is the GOST R 34.12-2015 order
 //! (most significant byte first). So a `gost28147` record is run with the Magma byte conventions
 //! ([`Magma::with_sbox`]) unless one of its notes states a little-endian byte order, in which case
-//! the GOST 28147-89 / OpenSSL gost89 conventions ([`Gost28147`]) are used.
+//! the GOST 28147-89 / OpenSSL gost89 conventions ([`Gost28147Algorithm`]) are used.
 
-use shifr::hazmat::block::aes::Aes;
-use shifr::hazmat::block::kuznyechik::Kuznyechik;
-use shifr::hazmat::block::magma::{Gost28147, Magma, SBox};
-use shifr::hazmat::block::tdes::Tdes;
-use shifr::hazmat::block::{BlockCipher, KeyInit};
+use shifr::hazmat::block::aes::AesAlgorithm;
+use shifr::hazmat::block::kuznyechik::KuznyechikAlgorithm;
+use shifr::hazmat::block::magma::{Gost28147Algorithm, Magma, MagmaAlgorithm, SBox};
+use shifr::hazmat::block::tdes::TdesAlgorithm;
+use shifr::hazmat::block::{BlockAlgorithm, BlockCipher, KeyInit};
 use shifr::Error;
 
 use crate::ctx::Ctx;
@@ -74,14 +75,15 @@ pub(crate) fn with_cipher<V: Visit>(
     Ok(match name {
         Name::Aes128 | Name::Aes192 | Name::Aes256 => {
             check_aes_key(name, key)?;
-            v.visit(Aes::new(key)?)
+            v.visit(AesAlgorithm.key(key, None)?)
         }
-        Name::Tdes => v.visit(Tdes::new(key)?),
-        Name::Kuznyechik => v.visit(Kuznyechik::new(key)?),
-        Name::Magma => v.visit(Magma::new(key)?),
+        Name::Tdes => v.visit(TdesAlgorithm.key(key, None)?),
+        Name::Kuznyechik => v.visit(KuznyechikAlgorithm.key(key, None)?),
+        Name::Magma => v.visit(MagmaAlgorithm.key(key, None)?),
         Name::Gost28147 if gost28147_little_endian(ctx) => {
-            v.visit(Gost28147::new(key, SBox::CryptoProA)?)
+            v.visit(Gost28147Algorithm(SBox::CryptoProA).key(key, None)?)
         }
+        // GOST 28147-89's S-boxes with GOST R 34.12's byte order: no catalogue cipher has it.
         Name::Gost28147 => v.visit(Magma::with_sbox(key, SBox::CryptoProA)?),
         _ => {
             return Err(Error::UnknownAlgorithm(format!(

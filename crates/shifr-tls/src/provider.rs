@@ -24,9 +24,8 @@ use rustls::{
     CipherSuiteCommon, ConnectionTrafficSecrets, ContentType, Error, ProtocolVersion,
     SupportedCipherSuite, Tls12CipherSuite, Tls13CipherSuite,
 };
-use shifr::aead::chacha20poly1305::ChaCha20Poly1305;
-use shifr::aead::gcm::AesGcm;
 use shifr::aead::Aead;
+use shifr::catalog::{self, AlgInfo};
 use std::sync::OnceLock;
 
 const TAG_LEN: usize = 16;
@@ -50,17 +49,21 @@ impl Kind {
         }
     }
 
+    /// The catalogue entry of the suite's AEAD.
+    fn algorithm(self) -> Option<&'static AlgInfo> {
+        catalog::lookup(match self {
+            Kind::ChaCha20Poly1305 => "chacha20-poly1305",
+            Kind::Aes128Gcm => "aes-128-gcm",
+            Kind::Aes256Gcm => "aes-256-gcm",
+        })
+        .ok()
+    }
+
     /// A keyed shifr AEAD. rustls hands over keys of exactly `key_len` bytes, so a refusal is a
     /// broken invariant; it surfaces as an encryption / decryption error on the first record.
     fn keyed(self, key: &[u8]) -> Option<Box<dyn Aead>> {
-        match self {
-            Kind::ChaCha20Poly1305 => ChaCha20Poly1305::new(key)
-                .ok()
-                .map(|a| Box::new(a) as Box<dyn Aead>),
-            Kind::Aes128Gcm | Kind::Aes256Gcm => AesGcm::new(key, TAG_LEN)
-                .ok()
-                .map(|a| Box::new(a) as Box<dyn Aead>),
-        }
+        let aead = self.algorithm()?.aead(key, Some(TAG_LEN)).ok()?;
+        Some(aead)
     }
 
     fn secrets(self, key: AeadKey, iv: Iv) -> ConnectionTrafficSecrets {
@@ -143,13 +146,15 @@ fn with_shifr_aead(ring: SupportedCipherSuite, kind: &'static Kind) -> Supported
 /// What shifr runs for `cipher` in this process: `aes-gcm aesni`, `chacha20 avx2 + poly1305`, ...
 pub fn implementation(cipher: crate::combo::Cipher) -> String {
     use crate::combo::Cipher;
+    let backend = |kind: Kind| {
+        kind.algorithm().map_or_else(
+            || "not in the catalogue".into(),
+            |a| a.implementation().to_string(),
+        )
+    };
     match cipher {
-        Cipher::ChaCha20 => shifr::hazmat::stream::chacha20::ChaCha20::new(&[0; 32], &[0; 12], 0)
-            .map(|c| format!("chacha20 {} + poly1305", c.implementation()))
-            .unwrap_or_else(|e| e.to_string()),
-        Cipher::Aes128Gcm | Cipher::Aes256Gcm => AesGcm::new(&[0; 16], TAG_LEN)
-            .map(|g| format!("aes-gcm {}", g.backend().name()))
-            .unwrap_or_else(|e| e.to_string()),
+        Cipher::ChaCha20 => format!("chacha20 {} + poly1305", backend(Kind::ChaCha20Poly1305)),
+        Cipher::Aes128Gcm | Cipher::Aes256Gcm => format!("aes-gcm {}", backend(Kind::Aes128Gcm)),
         Cipher::Aes128Cbc | Cipher::Aes256Cbc => "not offered by this provider".into(),
     }
 }

@@ -4,11 +4,11 @@
 //! `cargo run --release -p shifr --example tdes_speed`
 
 use shifr::cpu::Backend;
-use shifr::engine::Engine;
 use shifr::hazmat::block::aes::Aes;
 use shifr::hazmat::block::tdes::Tdes;
 use shifr::hazmat::block::BlockCipher;
 use shifr::hazmat::mode::ctr;
+use shifr::parallel::Engine;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -16,7 +16,9 @@
 /// Block ciphers (AES, 3DES, Magma / GOST 28147-89, Kuznyechik) behind the batch-first
 /// [`block::BlockCipher`] trait.
 pub mod block {
-    pub use crate::block::{aes, kuznyechik, magma, tdes, BlockCipher, Chain, Feedback, KeyInit};
+    pub use crate::block::{
+        aes, kuznyechik, magma, tdes, BlockAlgorithm, BlockCipher, Chain, Feedback, KeyInit,
+    };
 }
 
 /// Modes of operation without authentication, including multi-stream feedback modes.

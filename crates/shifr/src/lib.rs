@@ -9,8 +9,8 @@
 //!   (docs/FORMAT.md) with a key or a passphrase, spread over threads.
 //! - **[`catalog`]**: every algorithm by its OpenSSL-style name (`aes-256-gcm`, `magma-ctr`, ...),
 //!   with its sizes and one uniform call, for tools that take names from users.
-//! - [`engine`] runs large and multi-stream jobs on many threads; [`cpu`] says which backend runs
-//!   on this CPU and why.
+//! - [`parallel`] runs large and multi-stream jobs on many threads; [`cpu`] says which backend
+//!   runs on this CPU and why.
 //! - **[`hazmat`]**: the raw primitives (block ciphers, unauthenticated modes, key streams, MACs)
 //!   for interoperability and tests. Misuse there is silent.
 //!
@@ -38,11 +38,11 @@ mod block;
 pub mod catalog;
 pub mod container;
 pub mod cpu;
-pub mod engine;
 pub mod error;
 pub mod hazmat;
 mod mac;
 mod mode;
+pub mod parallel;
 mod stream;
 mod util;
 #[cfg(target_arch = "x86_64")]

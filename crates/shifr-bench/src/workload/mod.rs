@@ -5,17 +5,20 @@
 //! keyed instance of an implementation (shifr or a peer) that processes one message per call:
 //!
 //! - block modes (ECB, CBC, CFB, OFB, CTR, CTR-ACPKM, GOST 28147-89 modes) encrypt the whole buffer
-//!   in place, starting from the same IV each call (the key schedule is done once, outside the timing);
+//!   in place (the key schedule is done once, outside the timing); the feedback modes continue
+//!   their chain from call to call, the others start from the same IV each call;
 //! - stream ciphers (ChaCha20, XChaCha20) are streaming: one keyed instance continues its key stream
 //!   from call to call;
 //! - AEADs seal a whole message per call: nonce setup, [`AAD_LEN`] bytes of associated data, the
 //!   encryption and the tag, like `openssl speed -aead`;
 //! - MACs compute the tag over the buffer;
 //! - with `streams = N > 1` the buffer is split into N equal streams, each with its own key and IV; the
-//!   feedback modes (CBC encryption, CFB with full-block segments, OMAC) then run through
-//!   `shifr::hazmat::mode::multistream`, all streams in one call, and other modes run stream after stream;
-//! - with `threads = N > 1` and one stream, shifr's AES-GCM, MGM, CTR and ECB rows process each whole
-//!   message with one call of the library's `shifr::engine::Engine` on N threads
+//!   feedback modes (CBC, CFB with full-block segments, OMAC) then run through the catalogue
+//!   entry's multi-stream object (`shifr::hazmat::mode::multistream`), all streams in one call, and other
+//!   modes run stream after stream;
+//! - with `threads = N > 1` and one stream, shifr's rows of the entries the library engine splits
+//!   (`AlgInfo::splits`: AES-GCM, MGM, CTR, ECB, ChaCha20, (X)ChaCha20-Poly1305) process each whole
+//!   message with one call of the library's `shifr::parallel::Engine` on N threads
 //!   ([`shifr_engine_op`]), which splits it itself; every other row (and every peer) gets one op
 //!   per thread on its own part of the message ([`Workload::thread_parts`]).
 

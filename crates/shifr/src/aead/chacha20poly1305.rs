@@ -196,7 +196,7 @@ impl ChaCha20Poly1305 {
         })
     }
 
-    /// The key, for the engine's split of one message over threads (`crate::engine`).
+    /// The key, for the engine's split of one message over threads (`crate::parallel`).
     pub(crate) fn key_bytes(&self) -> &[u8; 32] {
         &self.key
     }
@@ -268,7 +268,7 @@ impl XChaCha20Poly1305 {
         })
     }
 
-    /// The key, for the engine's split of one message over threads (`crate::engine`).
+    /// The key, for the engine's split of one message over threads (`crate::parallel`).
     pub(crate) fn key_bytes(&self) -> &[u8; 32] {
         &self.key
     }

@@ -213,7 +213,7 @@ impl AesGcm {
         }
     }
 
-    /// For a message split over threads (`crate::engine`): validates the lengths as `seal` and
+    /// For a message split over threads (`crate::parallel`): validates the lengths as `seal` and
     /// `open` do and returns J0.
     pub(crate) fn begin_split(&self, nonce: &[u8], aad: &[u8], data: &[u8]) -> Result<[u8; 16]> {
         self.prepare(nonce, aad, data)

@@ -212,10 +212,11 @@ pub struct KeystreamKey {
 /// The reference [`KeystreamSource`] on this CPU, from the library's block ciphers and ChaCha20.
 pub struct CpuKeystream {
     cipher: KeystreamCipher,
-    engine: Engine,
+    keyed: KeyedCipher,
 }
 
-enum Engine {
+/// The keyed library cipher behind a [`CpuKeystream`].
+enum KeyedCipher {
     Aes(Aes),
     ChaCha20(Zeroizing<[u8; 32]>),
     Kuznyechik(Box<Kuznyechik>),
@@ -225,8 +226,8 @@ enum Engine {
 impl CpuKeystream {
     /// Keys the source.
     pub fn new(key: &KeystreamKey) -> Result<CpuKeystream> {
-        let engine = match key.cipher {
-            KeystreamCipher::Aes => Engine::Aes(Aes::new(&key.key)?),
+        let keyed = match key.cipher {
+            KeystreamCipher::Aes => KeyedCipher::Aes(Aes::new(&key.key)?),
             KeystreamCipher::ChaCha20 => {
                 let k: [u8; 32] =
                     key.key
@@ -236,26 +237,28 @@ impl CpuKeystream {
                             expected: "32",
                             got: key.key.len(),
                         })?;
-                Engine::ChaCha20(Zeroizing::new(k))
+                KeyedCipher::ChaCha20(Zeroizing::new(k))
             }
-            KeystreamCipher::Kuznyechik => Engine::Kuznyechik(Box::new(Kuznyechik::new(&key.key)?)),
-            KeystreamCipher::Magma => Engine::Magma(Box::new(Magma::new(&key.key)?)),
+            KeystreamCipher::Kuznyechik => {
+                KeyedCipher::Kuznyechik(Box::new(Kuznyechik::new(&key.key)?))
+            }
+            KeystreamCipher::Magma => KeyedCipher::Magma(Box::new(Magma::new(&key.key)?)),
         };
         Ok(CpuKeystream {
             cipher: key.cipher,
-            engine,
+            keyed,
         })
     }
 
     fn xor_segment(&self, start: &[u8; 16], data: &mut [u8]) -> Result<()> {
-        match &self.engine {
-            Engine::ChaCha20(key) => {
+        match &self.keyed {
+            KeyedCipher::ChaCha20(key) => {
                 let counter = u32::from_le_bytes([start[0], start[1], start[2], start[3]]);
                 return ChaCha20::new(&key[..], &start[4..], counter)?.apply_keystream(data);
             }
-            Engine::Aes(c) => xor_counter_blocks(c, self.cipher, start, data),
-            Engine::Kuznyechik(c) => xor_counter_blocks(&**c, self.cipher, start, data),
-            Engine::Magma(c) => xor_counter_blocks(&**c, self.cipher, start, data),
+            KeyedCipher::Aes(c) => xor_counter_blocks(c, self.cipher, start, data),
+            KeyedCipher::Kuznyechik(c) => xor_counter_blocks(&**c, self.cipher, start, data),
+            KeyedCipher::Magma(c) => xor_counter_blocks(&**c, self.cipher, start, data),
         }
         Ok(())
     }

@@ -397,7 +397,7 @@ impl<C: BlockCipher> Mgm<C> {
         out
     }
 
-    /// For a message split over threads (`crate::engine`): the checks of `seal` / `open`, then
+    /// For a message split over threads (`crate::parallel`): the checks of `seal` / `open`, then
     /// `(Y_1, Z_1)`.
     pub(crate) fn begin_split(
         &self,

@@ -17,9 +17,9 @@
 use crate::cpu::{self, Backend};
 
 /// An unreduced sum of carry-less products: bits 0..=127 in `lo`, 128..=254 in `hi`. Sums over
-/// parts of a message add (XOR) to the sum over the whole, which is how `crate::engine` splits MGM.
+/// parts of a message add (XOR) to the sum over the whole, which is how `crate::parallel` splits MGM.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq, zeroize::Zeroize)]
-pub(crate) struct Wide {
+pub struct Wide {
     pub(super) lo: u128,
     pub(super) hi: u128,
 }

@@ -1,5 +1,6 @@
 //! Authenticated encryption: AES-GCM, ChaCha20-Poly1305 / XChaCha20-Poly1305 and MGM.
 
+pub mod algorithm;
 pub mod chacha20poly1305;
 pub mod gcm;
 mod gcm_keystream;
@@ -7,7 +8,7 @@ mod gcm_keystream;
 mod gcm_x86;
 pub mod keystream;
 pub mod mgm;
-mod mgm_field;
+pub(crate) mod mgm_field;
 #[cfg(target_arch = "x86_64")]
 mod mgm_field_x86;
 mod mgm_keystream;

@@ -240,6 +240,23 @@ pub trait KeyInit: BlockCipher + Sized {
     }
 }
 
+/// A block cipher as the catalogue keys it: the unit value of each cipher's module (with its
+/// parameters, such as GOST 28147-89's S-box set), implemented beside the cipher.
+pub trait BlockAlgorithm: core::fmt::Debug + Send + Sync + 'static {
+    /// The keyed cipher.
+    type Cipher: KeyInit + 'static;
+
+    /// Block size in bytes.
+    const BLOCK_SIZE: usize;
+
+    /// Keys the cipher on `backend`, or on its default backend when `backend` is `None` or not
+    /// offered here (as [`crate::cpu::select`] falls back).
+    fn key(&self, key: &[u8], backend: Option<crate::cpu::Backend>) -> Result<Self::Cipher>;
+
+    /// The backend a keyed instance runs on.
+    fn backend(cipher: &Self::Cipher) -> crate::cpu::Backend;
+}
+
 impl<T: BlockCipher + ?Sized> BlockCipher for &T {
     fn block_size(&self) -> usize {
         (**self).block_size()

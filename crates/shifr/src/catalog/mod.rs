@@ -1,5 +1,7 @@
 //! The algorithm catalogue: every name shifr offers, OpenSSL-style (`aes-128-cbc`, `magma-ctr`, ...),
-//! with its sizes and one uniform one-shot call, used by `shifr list`, `shifr cipher` and `shifr bench`.
+//! with its sizes, its object ([`object::Algorithm`]: keyed once, then one call per message) and one
+//! uniform one-shot call over that object. It is the one door from the tools into the library:
+//! `shifr list`, `cipher` and `bench`, the TLS provider and the Python package look names up here.
 //!
 //! Where OpenSSL 3 (with the gost engine) offers a name through `openssl enc`, the same name here
 //! takes the same key and IV bytes and produces byte-identical output (`openssl enc -nopad`), with
@@ -11,9 +13,13 @@
 //! ACPKM with AES; OMAC-ACPKM) follow the standard that defines them.
 
 mod exec;
+pub mod object;
 mod table;
 
+use crate::cpu::Backend;
+use crate::parallel::Engine;
 use crate::{Error, Result};
+use object::{Algorithm, Cipher, KeyStream, KeyedAead, Mac, MultiStream, Setup};
 
 /// What an algorithm does with its input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -149,7 +155,26 @@ pub struct AlgInfo {
     pub section: Option<usize>,
     /// One line for `shifr list`.
     pub description: &'static str,
-    pub(crate) engine: exec::Engine,
+    /// The object that keys it.
+    pub algorithm: Algorithm,
+}
+
+/// What a keyed instance is built with besides the key; `None` / empty fields take the entry's
+/// defaults.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Force a backend (one the primitive lacks falls back to its default; the keyed object
+    /// reports which one runs).
+    pub backend: Option<Backend>,
+    /// Spread each large message over this engine's threads, where the entry
+    /// [`AlgInfo::splits`].
+    pub engine: Option<Engine>,
+    /// Tag length (AEADs and MACs); `None` = the entry's default.
+    pub tag_len: Option<usize>,
+    /// ACPKM section size, as [`Params::section`].
+    pub section: Option<usize>,
+    /// OMAC-ACPKM master section size, as [`Params::master_section`].
+    pub master_section: Option<usize>,
 }
 
 /// The per-call inputs besides the key and the data.
@@ -222,21 +247,118 @@ impl AlgInfo {
     /// without the one-shot calls' copies: the same bytes as [`Self::encrypt`] and [`Self::decrypt`]
     /// with the same nonce, associated data and tag length. `tag_len` is `None` for the entry's
     /// default. Errors: not an AEAD, a key or tag length the entry does not accept.
-    pub fn aead(&self, key: &[u8], tag_len: Option<usize>) -> Result<Box<dyn crate::aead::Aead>> {
-        if self.kind != Kind::Aead {
+    pub fn aead(&self, key: &[u8], tag_len: Option<usize>) -> Result<Box<dyn KeyedAead>> {
+        self.keyed_aead(
+            key,
+            &Options {
+                tag_len,
+                ..Options::default()
+            },
+        )
+    }
+
+    /// [`Self::aead`] with every keying option.
+    pub fn keyed_aead(&self, key: &[u8], options: &Options) -> Result<Box<dyn KeyedAead>> {
+        let Algorithm::Aead(a) = self.algorithm else {
             return Err(Error::InvalidParameter("this algorithm is not an AEAD"));
+        };
+        a.key(self.check_key(key)?, &self.setup(options)?)
+    }
+
+    /// The keyed block mode of a block-mode entry, serving many messages ([`Cipher::encrypt`]
+    /// without padding: `nopad` bytes). Errors: not a block mode, a key length the entry does not
+    /// accept.
+    pub fn cipher(&self, key: &[u8], options: &Options) -> Result<Box<dyn Cipher>> {
+        let Algorithm::BlockMode(m) = self.algorithm else {
+            return Err(Error::InvalidParameter(
+                "this algorithm is not a block mode",
+            ));
+        };
+        m.key(self.check_key(key)?, &self.setup(options)?)
+    }
+
+    /// The key stream of a stream-cipher entry for `key` and `iv`.
+    pub fn stream(&self, key: &[u8], iv: &[u8], options: &Options) -> Result<Box<dyn KeyStream>> {
+        let Algorithm::Stream(s) = self.algorithm else {
+            return Err(Error::InvalidParameter(
+                "this algorithm is not a stream cipher",
+            ));
+        };
+        if !self.iv.accepts(iv.len()) {
+            return Err(Error::InvalidIvLength {
+                expected: self.iv.describe(),
+                got: iv.len(),
+            });
         }
+        s.start(self.check_key(key)?, iv, &self.setup(options)?)
+    }
+
+    /// The keyed MAC of a MAC entry.
+    pub fn mac(&self, key: &[u8], options: &Options) -> Result<Box<dyn Mac>> {
+        let Algorithm::Mac(m) = self.algorithm else {
+            return Err(Error::InvalidParameter("this algorithm is not a MAC"));
+        };
+        m.key(self.check_key(key)?, &self.setup(options)?)
+    }
+
+    /// One keyed instance per key, run side by side (CBC, full-block CFB and OMAC; `None` for the
+    /// entries without a multi-stream form).
+    pub fn multistream(
+        &self,
+        keys: &[&[u8]],
+        options: &Options,
+    ) -> Result<Option<Box<dyn MultiStream>>> {
+        for k in keys {
+            self.check_key(k)?;
+        }
+        let setup = self.setup(options)?;
+        match self.algorithm {
+            Algorithm::BlockMode(m) => m.key_streams(keys, &setup),
+            Algorithm::Mac(m) => m.key_streams(keys, &setup),
+            Algorithm::Stream(_) | Algorithm::Aead(_) => Ok(None),
+        }
+    }
+
+    /// Whether [`Options::engine`] splits one message of this entry over threads.
+    pub fn splits(&self) -> bool {
+        self.algorithm.splits()
+    }
+
+    fn check_key<'k>(&self, key: &'k [u8]) -> Result<&'k [u8]> {
         if key.len() != self.key_len {
             return Err(Error::InvalidKeyLength {
                 expected: self.key_len_desc(),
                 got: key.len(),
             });
         }
-        let params = Params {
-            tag_len,
-            ..Params::default()
+        Ok(key)
+    }
+
+    /// The keying options with the entry's defaults filled in and checked.
+    fn setup(&self, options: &Options) -> Result<Setup> {
+        let tag_len = match self.tag {
+            Some(_) => self.tag_len(
+                &Params {
+                    tag_len: options.tag_len,
+                    ..Params::default()
+                },
+                None,
+            )?,
+            None if options.tag_len.is_some() => {
+                return Err(Error::InvalidParameter(
+                    "a tag length is only accepted by AEAD and MAC algorithms",
+                ))
+            }
+            None => 0,
         };
-        exec::keyed_aead(self, key, self.tag_len(&params, None)?)
+        let section = options.section.or(self.section).unwrap_or(self.block_size);
+        Ok(Setup {
+            backend: options.backend,
+            tag_len,
+            section,
+            master_section: options.master_section.unwrap_or(section),
+            engine: options.engine.clone().filter(|_| self.splits()),
+        })
     }
 
     /// Decrypts (or, for a MAC, verifies) `data`.
@@ -317,7 +439,8 @@ impl AlgInfo {
                 "a section size is only accepted by the ACPKM algorithms",
             ));
         }
-        if params.master_section.is_some() && self.engine.mode() != Some(exec::Mode::OmacAcpkm) {
+        // OMAC-ACPKM is the one MAC with a section.
+        if params.master_section.is_some() && !(self.kind == Kind::Mac && self.section.is_some()) {
             return Err(Error::InvalidParameter(
                 "a master section size is only accepted by OMAC-ACPKM",
             ));

@@ -28,8 +28,19 @@
 //! - OpenSSL has no TDEA CTR; des-ede3-ctr / des-ede-ctr follow SP 800-38A (an 8-byte IV is the first
 //!   counter block, incremented as a 64-bit big-endian integer), as RustCrypto's `Ctr64BE` does.
 
-use super::exec::{Engine, Family, Mode};
+use super::object::Algorithm;
 use super::{AlgInfo, IvSpec, Kind, Padding, TagSpec};
+use crate::aead::algorithm::{
+    AesGcmAlgorithm, ChaCha20Poly1305Algorithm, MgmAlgorithm, XChaCha20Poly1305Algorithm,
+};
+use crate::block::aes::AesAlgorithm as Aes;
+use crate::block::kuznyechik::KuznyechikAlgorithm as Kuznyechik;
+use crate::block::magma::{Gost28147Algorithm as Gost28147, MagmaAlgorithm as Magma, SBox};
+use crate::block::tdes::TdesAlgorithm as Tdes;
+use crate::block::BlockAlgorithm;
+use crate::mac::algorithm::{CmacAlgorithm, OmacAcpkmAlgorithm};
+use crate::mode::algorithm::{BlockMode, Mode};
+use crate::stream::chacha20::algorithm::{ChaCha20Algorithm, XChaCha20Algorithm};
 
 /// Decimal text for the small sizes the catalogue uses (error messages need `&'static str`).
 pub(crate) const fn num(n: usize) -> &'static str {
@@ -52,39 +63,108 @@ const SECTION_64: usize = 1024;
 /// for AES, which OpenSSL does not offer with ACPKM; RFC 8645 sets no default).
 const SECTION_128: usize = 4096;
 
+/// What a block-cipher entry's metadata follows from: its mode (the object runs it).
+#[derive(Clone, Copy)]
+enum Shape {
+    Ecb,
+    Cbc,
+    Cfb,
+    Ofb,
+    Ctr,
+    GostCtr,
+    CtrAcpkm,
+    Gost89Cfb,
+    Gost89Cnt,
+    Mgm,
+    Cmac,
+    OmacAcpkm,
+}
+
+/// The object of a block-cipher entry: the cipher `$c` in mode `$mode` (CFB with its segment).
+macro_rules! object {
+    ($c:expr, Mgm) => {
+        Algorithm::Aead(&MgmAlgorithm($c))
+    };
+    ($c:expr, Cmac) => {
+        Algorithm::Mac(&CmacAlgorithm($c))
+    };
+    ($c:expr, OmacAcpkm) => {
+        Algorithm::Mac(&OmacAcpkmAlgorithm($c))
+    };
+    ($c:expr, Cfb, $segment:expr) => {
+        Algorithm::BlockMode(&BlockMode {
+            cipher: $c,
+            mode: Mode::Cfb { segment: $segment },
+        })
+    };
+    ($c:expr, $mode:ident) => {
+        Algorithm::BlockMode(&BlockMode {
+            cipher: $c,
+            mode: Mode::$mode,
+        })
+    };
+}
+
+/// A block-cipher entry: name, cipher (with its parameters), key length, mode, description. `gost`
+/// marks the GOST R 34.13 ciphers, whose feedback registers may be several blocks.
+macro_rules! block {
+    (@ $gost:literal, $name:expr, $cipher:ident $(($arg:expr))?, $key:expr,
+     Mode::$mode:ident $({ segment: $segment:expr $(,)? })?, $description:expr $(,)?) => {
+        block_entry(
+            $name,
+            <$cipher as BlockAlgorithm>::BLOCK_SIZE,
+            $gost,
+            $key,
+            Shape::$mode,
+            object!($cipher $(($arg))?, $mode $(, $segment)?),
+            $description,
+        )
+    };
+    ($($t:tt)*) => {
+        block!(@ false, $($t)*)
+    };
+}
+
+/// [`block!`] for Magma and Kuznyechik (GOST R 34.13 registers).
+macro_rules! gost_block {
+    ($($t:tt)*) => {
+        block!(@ true, $($t)*)
+    };
+}
+
 const fn block_entry(
     name: &'static str,
-    family: Family,
+    n: usize,
+    gost: bool,
     key_len: usize,
-    mode: Mode,
+    shape: Shape,
+    algorithm: Algorithm,
     description: &'static str,
 ) -> AlgInfo {
-    let n = family.block_size();
-    let gost = matches!(family, Family::Magma | Family::Kuznyechik);
     let section_default = if n == 8 { SECTION_64 } else { SECTION_128 };
-    let (kind, iv, tag, padding, section) = match mode {
-        Mode::Ecb => (Kind::BlockMode, IvSpec::None, None, Padding::Pkcs7, None),
-        Mode::Cbc => (Kind::BlockMode, reg(gost, n), None, Padding::Pkcs7, None),
-        Mode::Cfb { .. } | Mode::Ofb => (Kind::BlockMode, reg(gost, n), None, Padding::None, None),
-        Mode::Ctr => (Kind::BlockMode, IvSpec::Exact(n), None, Padding::None, None),
-        Mode::GostCtr => (
+    let (kind, iv, tag, padding, section) = match shape {
+        Shape::Ecb => (Kind::BlockMode, IvSpec::None, None, Padding::Pkcs7, None),
+        Shape::Cbc => (Kind::BlockMode, reg(gost, n), None, Padding::Pkcs7, None),
+        Shape::Cfb | Shape::Ofb => (Kind::BlockMode, reg(gost, n), None, Padding::None, None),
+        Shape::Ctr => (Kind::BlockMode, IvSpec::Exact(n), None, Padding::None, None),
+        Shape::GostCtr => (
             Kind::BlockMode,
             IvSpec::Exact(n / 2),
             None,
             Padding::None,
             None,
         ),
-        Mode::CtrAcpkm => (
+        Shape::CtrAcpkm => (
             Kind::BlockMode,
             IvSpec::Exact(n / 2),
             None,
             Padding::None,
             Some(section_default),
         ),
-        Mode::Gost89Cfb | Mode::Gost89Cnt => {
+        Shape::Gost89Cfb | Shape::Gost89Cnt => {
             (Kind::BlockMode, IvSpec::Exact(n), None, Padding::None, None)
         }
-        Mode::Mgm => (
+        Shape::Mgm => (
             Kind::Aead,
             IvSpec::Exact(n),
             Some(TagSpec {
@@ -95,7 +175,7 @@ const fn block_entry(
             Padding::None,
             None,
         ),
-        Mode::Cmac => (
+        Shape::Cmac => (
             Kind::Mac,
             IvSpec::None,
             Some(TagSpec {
@@ -106,7 +186,7 @@ const fn block_entry(
             Padding::None,
             None,
         ),
-        Mode::OmacAcpkm => (
+        Shape::OmacAcpkm => (
             Kind::Mac,
             IvSpec::None,
             Some(TagSpec {
@@ -128,7 +208,7 @@ const fn block_entry(
         padding,
         section,
         description,
-        engine: Engine::Block { family, mode },
+        algorithm,
     }
 }
 
@@ -156,13 +236,13 @@ const fn gcm_entry(name: &'static str, key_len: usize, description: &'static str
         padding: Padding::None,
         section: None,
         description,
-        engine: Engine::AesGcm,
+        algorithm: Algorithm::Aead(&AesGcmAlgorithm),
     }
 }
 
 const fn chacha_entry(
     name: &'static str,
-    engine: Engine,
+    algorithm: Algorithm,
     kind: Kind,
     iv: usize,
     description: &'static str,
@@ -185,52 +265,49 @@ const fn chacha_entry(
         padding: Padding::None,
         section: None,
         description,
-        engine,
+        algorithm,
     }
 }
-
-use crate::block::magma::SBox;
-use Family::{Aes, Gost28147, Kuznyechik, Magma, Tdes};
 
 macro_rules! aes_family {
     ($bits:literal, $key:literal) => {
         [
-            block_entry(
+            block!(
                 concat!("aes-", $bits, "-ecb"),
                 Aes,
                 $key,
                 Mode::Ecb,
                 concat!("AES-", $bits, " ECB (SP 800-38A), PKCS#7 padding"),
             ),
-            block_entry(
+            block!(
                 concat!("aes-", $bits, "-cbc"),
                 Aes,
                 $key,
                 Mode::Cbc,
                 concat!("AES-", $bits, " CBC (SP 800-38A), PKCS#7 padding"),
             ),
-            block_entry(
+            block!(
                 concat!("aes-", $bits, "-cfb"),
                 Aes,
                 $key,
                 Mode::Cfb { segment: 16 },
                 concat!("AES-", $bits, " CFB128 (SP 800-38A)"),
             ),
-            block_entry(
+            block!(
                 concat!("aes-", $bits, "-cfb8"),
                 Aes,
                 $key,
                 Mode::Cfb { segment: 1 },
                 concat!("AES-", $bits, " CFB8 (SP 800-38A)"),
             ),
-            block_entry(
+            block!(
                 concat!("aes-", $bits, "-ofb"),
                 Aes,
                 $key,
                 Mode::Ofb,
                 concat!("AES-", $bits, " OFB (SP 800-38A)"),
             ),
-            block_entry(
+            block!(
                 concat!("aes-", $bits, "-ctr"),
                 Aes,
                 $key,
@@ -246,7 +323,7 @@ macro_rules! aes_family {
                 $key,
                 concat!("AES-", $bits, " GCM (SP 800-38D)"),
             ),
-            block_entry(
+            block!(
                 concat!("aes-", $bits, "-cmac"),
                 Aes,
                 $key,
@@ -264,14 +341,14 @@ const AES256: [AlgInfo; 8] = aes_family!("256", 32);
 // ACPKM re-keys with E(D_1)||...||E(D_(k/n)), so the key must be a whole number of blocks (RFC 8645
 // section 6.2.2): AES-128 and AES-256 only.
 const AES_ACPKM: [AlgInfo; 2] = [
-    block_entry(
+    block!(
         "aes-128-ctr-acpkm",
         Aes,
         16,
         Mode::CtrAcpkm,
         "AES-128 CTR-ACPKM (RFC 8645), IV = 64-bit ICN",
     ),
-    block_entry(
+    block!(
         "aes-256-ctr-acpkm",
         Aes,
         32,
@@ -283,28 +360,28 @@ const AES_ACPKM: [AlgInfo; 2] = [
 const CHACHA: [AlgInfo; 4] = [
     chacha_entry(
         "chacha20",
-        Engine::ChaCha20,
+        Algorithm::Stream(&ChaCha20Algorithm),
         Kind::Stream,
         16,
         "ChaCha20 (RFC 8439); IV = 32-bit LE block counter || 96-bit nonce, as OpenSSL",
     ),
     chacha_entry(
         "chacha20-poly1305",
-        Engine::ChaCha20Poly1305,
+        Algorithm::Aead(&ChaCha20Poly1305Algorithm),
         Kind::Aead,
         12,
         "AEAD_CHACHA20_POLY1305 (RFC 8439), 96-bit nonce",
     ),
     chacha_entry(
         "xchacha20",
-        Engine::XChaCha20,
+        Algorithm::Stream(&XChaCha20Algorithm),
         Kind::Stream,
         24,
         "XChaCha20 (HChaCha20 subkey), 192-bit nonce, counter from 0",
     ),
     chacha_entry(
         "xchacha20-poly1305",
-        Engine::XChaCha20Poly1305,
+        Algorithm::Aead(&XChaCha20Poly1305Algorithm),
         Kind::Aead,
         24,
         "XChaCha20-Poly1305, 192-bit nonce",
@@ -312,79 +389,79 @@ const CHACHA: [AlgInfo; 4] = [
 ];
 
 const TDES: [AlgInfo; 13] = [
-    block_entry(
+    block!(
         "des-ede3",
         Tdes,
         24,
         Mode::Ecb,
         "3-key TDEA ECB (alias of des-ede3-ecb), PKCS#7 padding",
     ),
-    block_entry(
+    block!(
         "des-ede3-ecb",
         Tdes,
         24,
         Mode::Ecb,
         "3-key TDEA ECB (SP 800-67), PKCS#7 padding",
     ),
-    block_entry(
+    block!(
         "des-ede3-cbc",
         Tdes,
         24,
         Mode::Cbc,
         "3-key TDEA CBC, PKCS#7 padding",
     ),
-    block_entry(
+    block!(
         "des-ede3-cfb",
         Tdes,
         24,
         Mode::Cfb { segment: 8 },
         "3-key TDEA CFB64",
     ),
-    block_entry(
+    block!(
         "des-ede3-cfb8",
         Tdes,
         24,
         Mode::Cfb { segment: 1 },
         "3-key TDEA CFB8",
     ),
-    block_entry("des-ede3-ofb", Tdes, 24, Mode::Ofb, "3-key TDEA OFB"),
-    block_entry(
+    block!("des-ede3-ofb", Tdes, 24, Mode::Ofb, "3-key TDEA OFB"),
+    block!(
         "des-ede3-ctr",
         Tdes,
         24,
         Mode::Ctr,
         "3-key TDEA CTR (SP 800-38A, 64-bit counter block; not in OpenSSL)",
     ),
-    block_entry(
+    block!(
         "des-ede",
         Tdes,
         16,
         Mode::Ecb,
         "2-key TDEA ECB (alias of des-ede-ecb), PKCS#7 padding",
     ),
-    block_entry(
+    block!(
         "des-ede-ecb",
         Tdes,
         16,
         Mode::Ecb,
         "2-key TDEA ECB (K3 = K1), PKCS#7 padding",
     ),
-    block_entry(
+    block!(
         "des-ede-cbc",
         Tdes,
         16,
         Mode::Cbc,
         "2-key TDEA CBC, PKCS#7 padding",
     ),
-    block_entry(
+    block!(
         "des-ede-cfb",
         Tdes,
         16,
         Mode::Cfb { segment: 8 },
         "2-key TDEA CFB64",
     ),
-    block_entry("des-ede-ofb", Tdes, 16, Mode::Ofb, "2-key TDEA OFB"),
-    block_entry(
+    block!("des-ede-ofb", Tdes, 16, Mode::Ofb, "2-key TDEA OFB"),
+    block!(
         "des-ede-ctr",
         Tdes,
         16,
@@ -394,16 +471,16 @@ const TDES: [AlgInfo; 13] = [
 ];
 
 macro_rules! gost_family {
-    ($name:literal, $title:literal, $family:expr) => {
+    ($name:literal, $title:literal, $family:ident) => {
         [
-            block_entry(
+            gost_block!(
                 concat!($name, "-ecb"),
                 $family,
                 32,
                 Mode::Ecb,
                 concat!($title, " ECB (GOST R 34.13-2015), PKCS#7 padding"),
             ),
-            block_entry(
+            gost_block!(
                 concat!($name, "-cbc"),
                 $family,
                 32,
@@ -413,33 +490,33 @@ macro_rules! gost_family {
                     " CBC (GOST R 34.13-2015, register m = IV length), PKCS#7 padding"
                 ),
             ),
-            block_entry(
+            gost_block!(
                 concat!($name, "-cfb"),
                 $family,
                 32,
                 Mode::Cfb {
-                    segment: $family.block_size(),
+                    segment: <$family as BlockAlgorithm>::BLOCK_SIZE,
                 },
                 concat!(
                     $title,
                     " CFB, s = n (GOST R 34.13-2015, register m = IV length)"
                 ),
             ),
-            block_entry(
+            gost_block!(
                 concat!($name, "-ofb"),
                 $family,
                 32,
                 Mode::Ofb,
                 concat!($title, " OFB (GOST R 34.13-2015, register m = IV length)"),
             ),
-            block_entry(
+            gost_block!(
                 concat!($name, "-ctr"),
                 $family,
                 32,
                 Mode::GostCtr,
                 concat!($title, " CTR (GOST R 34.13-2015), IV = half a block"),
             ),
-            block_entry(
+            gost_block!(
                 concat!($name, "-ctr-acpkm"),
                 $family,
                 32,
@@ -449,21 +526,21 @@ macro_rules! gost_family {
                     " CTR-ACPKM (R 1323565.1.017-2018), IV = half a block"
                 ),
             ),
-            block_entry(
+            gost_block!(
                 concat!($name, "-mgm"),
                 $family,
                 32,
                 Mode::Mgm,
                 concat!($title, " MGM AEAD (RFC 9058), nonce = one block with MSB 0"),
             ),
-            block_entry(
+            gost_block!(
                 concat!($name, "-mac"),
                 $family,
                 32,
                 Mode::Cmac,
                 concat!($title, " MAC = OMAC1 (GOST R 34.13-2015)"),
             ),
-            block_entry(
+            gost_block!(
                 concat!($name, "-omac-acpkm"),
                 $family,
                 32,
@@ -482,28 +559,28 @@ const KUZNYECHIK: [AlgInfo; 9] = gost_family!("kuznyechik", "Kuznyechik", Kuznye
 // S-boxes are the engine's defaults without CRYPT_PARAMS: TC26 Z for gost89, gost89-cnt-12 and
 // gost89-cbc, CryptoPro-A (always) for gost89-cnt. gost89-cbc pads with PKCS#7 like any EVP block cipher.
 const GOST89: [AlgInfo; 4] = [
-    block_entry(
+    block!(
         "gost89",
         Gost28147(SBox::Tc26Z),
         32,
         Mode::Gost89Cfb,
         "GOST 28147-89 CFB with CryptoPro key meshing, TC26 Z S-box (OpenSSL gost89)",
     ),
-    block_entry(
+    block!(
         "gost89-cnt",
         Gost28147(SBox::CryptoProA),
         32,
         Mode::Gost89Cnt,
         "GOST 28147-89 counter mode with CryptoPro key meshing, CryptoPro-A S-box",
     ),
-    block_entry(
+    block!(
         "gost89-cnt-12",
         Gost28147(SBox::Tc26Z),
         32,
         Mode::Gost89Cnt,
         "GOST 28147-89 counter mode with CryptoPro key meshing, TC26 Z S-box",
     ),
-    block_entry(
+    block!(
         "gost89-cbc",
         Gost28147(SBox::Tc26Z),
         32,

@@ -22,6 +22,7 @@
 //! zeroized on drop.
 //! A Poly1305 key must authenticate only one message.
 
+use super::poly1305_field::{Fe, LIMB_MASK};
 use crate::cpu::{self, Backend};
 use crate::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -32,8 +33,6 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 /// and 560-790 ns AVX2 / AVX-512; 768 B 960 ns scalar against 400 ns IFMA, 620-850 ns).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const VECTOR_MIN_BYTES: usize = 768;
-
-const LIMB_MASK: u32 = 0x03ff_ffff;
 
 /// Incremental Poly1305 over a 32-byte one-time key `r || s`.
 #[derive(Clone)]
@@ -240,15 +239,11 @@ impl Poly1305 {
     }
 
     /// The polynomial's value `h mod (2^130 - 5)` before `s` is added, as its low 128 bits and its
-    /// top two bits: what a message split over threads (`crate::engine`) combines part by part.
+    /// top two bits: what a message split over threads (`crate::parallel`) combines part by part.
     pub(crate) fn finalize_sum(mut self) -> (u128, u64) {
         self.absorb_last();
-        let h = self.reduced();
-        let low = u128::from(h[0] | (h[1] << 26))
-            | u128::from((h[1] >> 6) | (h[2] << 20)) << 32
-            | u128::from((h[2] >> 12) | (h[3] << 14)) << 64
-            | u128::from((h[3] >> 18) | (h[4] << 8)) << 96;
-        (low, u64::from(h[4] >> 24))
+        let h = Fe(self.h);
+        (h.low128(), u64::from(h.reduced()[4] >> 24))
     }
 
     /// Absorbs the last partial block, if any: it gets a 1 byte appended and no 2^128 bit.
@@ -265,8 +260,6 @@ impl Poly1305 {
 
     /// `h = (h + m + hibit * 2^128) * r mod 2^130 - 5` for each 16-byte block of `data`.
     fn blocks(&mut self, data: &[u8], hibit: u32) {
-        let [r0, r1, r2, r3, r4] = self.r.map(u64::from);
-        let [s1, s2, s3, s4] = self.r5.map(u64::from);
         let [mut h0, mut h1, mut h2, mut h3, mut h4] = self.h;
         for m in data.chunks_exact(16) {
             h0 += le32(&m[0..4]) & LIMB_MASK;
@@ -275,40 +268,14 @@ impl Poly1305 {
             h3 += (le32(&m[9..13]) >> 6) & LIMB_MASK;
             h4 += (le32(&m[12..16]) >> 8) | hibit;
 
-            let [a0, a1, a2, a3, a4] = [h0, h1, h2, h3, h4].map(u64::from);
-            let d0 = a0 * r0 + a1 * s4 + a2 * s3 + a3 * s2 + a4 * s1;
-            let mut d1 = a0 * r1 + a1 * r0 + a2 * s4 + a3 * s3 + a4 * s2;
-            let mut d2 = a0 * r2 + a1 * r1 + a2 * r0 + a3 * s4 + a4 * s3;
-            let mut d3 = a0 * r3 + a1 * r2 + a2 * r1 + a3 * r0 + a4 * s4;
-            let mut d4 = a0 * r4 + a1 * r3 + a2 * r2 + a3 * r1 + a4 * r0;
-
-            // Partial reduction: carry through the limbs, fold the carry out of limb 4 times 5.
-            d1 += d0 >> 26;
-            h0 = d0 as u32 & LIMB_MASK;
-            d2 += d1 >> 26;
-            h1 = d1 as u32 & LIMB_MASK;
-            d3 += d2 >> 26;
-            h2 = d2 as u32 & LIMB_MASK;
-            d4 += d3 >> 26;
-            h3 = d3 as u32 & LIMB_MASK;
-            h4 = d4 as u32 & LIMB_MASK;
-            let folded = u64::from(h0) + (d4 >> 26) * 5;
-            h0 = folded as u32 & LIMB_MASK;
-            h1 += (folded >> 26) as u32;
+            [h0, h1, h2, h3, h4] = Fe([h0, h1, h2, h3, h4]).mul_by(&self.r, &self.r5).0;
         }
         self.h = [h0, h1, h2, h3, h4];
     }
 
     /// Fully reduces `h` modulo 2^130 - 5 without branches and adds `s` modulo 2^128.
     fn tag(&self) -> [u8; 16] {
-        let [h0, h1, h2, h3, h4] = self.reduced();
-        // h mod 2^128 as four 32-bit words, plus s with carries.
-        let w = [
-            h0 | (h1 << 26),
-            (h1 >> 6) | (h2 << 20),
-            (h2 >> 12) | (h3 << 14),
-            (h3 >> 18) | (h4 << 8),
-        ];
+        let w = Fe(self.h).low_words();
         let mut out = [0u8; 16];
         let mut carry = 0u64;
         for ((o, w), s) in out.chunks_exact_mut(4).zip(w).zip(self.s) {
@@ -317,42 +284,6 @@ impl Poly1305 {
             carry = sum >> 32;
         }
         out
-    }
-
-    /// `h` fully reduced modulo 2^130 - 5, without branches, in 26-bit limbs.
-    fn reduced(&self) -> [u32; 5] {
-        let [mut h0, mut h1, mut h2, mut h3, mut h4] = self.h;
-        h2 += h1 >> 26;
-        h1 &= LIMB_MASK;
-        h3 += h2 >> 26;
-        h2 &= LIMB_MASK;
-        h4 += h3 >> 26;
-        h3 &= LIMB_MASK;
-        h0 += (h4 >> 26) * 5;
-        h4 &= LIMB_MASK;
-        h1 += h0 >> 26;
-        h0 &= LIMB_MASK;
-
-        // g = h + 5 - 2^130; if it does not go negative, h >= p and the result is g.
-        let mut g0 = h0 + 5;
-        let mut g1 = h1 + (g0 >> 26);
-        g0 &= LIMB_MASK;
-        let mut g2 = h2 + (g1 >> 26);
-        g1 &= LIMB_MASK;
-        let mut g3 = h3 + (g2 >> 26);
-        g2 &= LIMB_MASK;
-        let g4 = (h4 + (g3 >> 26)).wrapping_sub(1 << 26);
-        g3 &= LIMB_MASK;
-        // All ones when g4 did not borrow (top bit clear), zero otherwise.
-        let use_g = (g4 >> 31).wrapping_sub(1);
-        let pick = |g: u32, h: u32| (g & use_g) | (h & !use_g);
-        [
-            pick(g0, h0),
-            pick(g1, h1),
-            pick(g2, h2),
-            pick(g3, h3),
-            pick(g4, h4),
-        ]
     }
 }
 

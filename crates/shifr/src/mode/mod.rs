@@ -1,6 +1,7 @@
 //! Modes of operation for any [`BlockCipher`](crate::block::BlockCipher): ECB, CBC, CFB, OFB, CTR,
 //! CTR-ACPKM, padding, and multi-stream feedback modes (many independent streams in one call).
 
+pub mod algorithm;
 pub mod cbc;
 pub mod cfb;
 pub mod ctr;

@@ -27,6 +27,7 @@
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64_crypto;
+mod algorithm;
 mod key_schedule;
 mod soft;
 #[cfg(target_arch = "x86_64")]
@@ -36,6 +37,7 @@ mod x86_chain;
 #[cfg(target_arch = "x86_64")]
 mod x86_vaes;
 
+pub use algorithm::AesAlgorithm;
 use core::fmt;
 
 use crate::block::{BlockCipher, Chain, KeyInit};
@@ -78,7 +80,7 @@ fn offered() -> &'static [Backend] {
 
 /// An AES key schedule for one of the backends.
 #[derive(Clone)]
-enum Engine {
+enum Kernel {
     Portable(Box<SoftAes>),
     #[cfg(target_arch = "x86_64")]
     AesNi(Box<x86_aesni::AesNi>),
@@ -91,7 +93,7 @@ enum Engine {
 /// AES with a 128-, 192- or 256-bit key. Blocks are 16 bytes in wire order.
 #[derive(Clone)]
 pub struct Aes {
-    engine: Engine,
+    kernel: Kernel,
     key_len: usize,
     /// `E_K(0^128)`, computed at key setup (OMAC's `R`); wiped on drop like the round keys.
     zero_image: Zeroizing<[u8; 16]>,
@@ -132,17 +134,17 @@ impl Aes {
 
     /// The backend this instance runs on.
     pub fn backend(&self) -> Backend {
-        match &self.engine {
-            Engine::Portable(_) => Backend::Portable,
+        match &self.kernel {
+            Kernel::Portable(_) => Backend::Portable,
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(_) => Backend::AesNi,
+            Kernel::AesNi(_) => Backend::AesNi,
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(v) => match v.width() {
+            Kernel::Vaes(v) => match v.width() {
                 x86_vaes::Width::Y256 => Backend::Vaes,
                 x86_vaes::Width::Z512 => Backend::Avx512,
             },
             #[cfg(target_arch = "aarch64")]
-            Engine::ArmCrypto(_) => Backend::ArmCrypto,
+            Kernel::ArmCrypto(_) => Backend::ArmCrypto,
         }
     }
 
@@ -150,10 +152,10 @@ impl Aes {
     #[cfg(target_arch = "x86_64")]
     #[inline]
     fn aesni(&self) -> Option<&x86_aesni::AesNi> {
-        match &self.engine {
-            Engine::AesNi(a) => Some(a),
-            Engine::Vaes(v) => Some(v.aesni()),
-            Engine::Portable(_) => None,
+        match &self.kernel {
+            Kernel::AesNi(a) => Some(a),
+            Kernel::Vaes(v) => Some(v.aesni()),
+            Kernel::Portable(_) => None,
         }
     }
 
@@ -161,9 +163,9 @@ impl Aes {
     /// when the backend has such a path (512-bit VAES); `false`, touching nothing, otherwise.
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
     pub(crate) fn ctr32_xor(&self, first: &[u8; 16], data: &mut [u8]) -> bool {
-        match &self.engine {
+        match &self.kernel {
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(v) => v.ctr32_xor(first, data),
+            Kernel::Vaes(v) => v.ctr32_xor(first, data),
             _ => false,
         }
     }
@@ -172,8 +174,8 @@ impl Aes {
     /// kernels that fuse AES with other work (stitched AES-GCM).
     #[cfg(target_arch = "x86_64")]
     pub(crate) fn vaes512_round_keys(&self) -> Option<(&[[u8; 16]], usize)> {
-        match &self.engine {
-            Engine::Vaes(v) if v.width() == x86_vaes::Width::Z512 => {
+        match &self.kernel {
+            Kernel::Vaes(v) if v.width() == x86_vaes::Width::Z512 => {
                 Some((&v.aesni().enc_keys()[..], v.aesni().rounds()))
             }
             _ => None,
@@ -228,13 +230,13 @@ impl Aes {
         };
         let mut width = StreamWidth::Z512;
         for (slot, c) in keys.iter_mut().zip(ciphers) {
-            let (key, w) = match &c.engine {
-                Engine::AesNi(a) => (&**a, StreamWidth::X128),
-                Engine::Vaes(v) => match v.width() {
+            let (key, w) = match &c.kernel {
+                Kernel::AesNi(a) => (&**a, StreamWidth::X128),
+                Kernel::Vaes(v) => match v.width() {
                     x86_vaes::Width::Y256 => (v.aesni(), StreamWidth::Y256),
                     x86_vaes::Width::Z512 => (v.aesni(), StreamWidth::Z512),
                 },
-                Engine::Portable(_) => return false,
+                Kernel::Portable(_) => return false,
             };
             width = match (width, w) {
                 (StreamWidth::X128, _) | (_, StreamWidth::X128) => StreamWidth::X128,
@@ -264,9 +266,9 @@ impl Aes {
                 got: key.len(),
             });
         }
-        let engine = match backend {
+        let kernel = match backend {
             #[cfg(target_arch = "x86_64")]
-            Backend::AesNi => Engine::AesNi(Box::new(
+            Backend::AesNi => Kernel::AesNi(Box::new(
                 x86_aesni::AesNi::new(key).ok_or(Error::BackendUnavailable(backend.name()))?,
             )),
             #[cfg(target_arch = "x86_64")]
@@ -276,24 +278,24 @@ impl Aes {
                 } else {
                     x86_vaes::Width::Z512
                 };
-                Engine::Vaes(Box::new(
+                Kernel::Vaes(Box::new(
                     x86_vaes::Vaes::new(key, width)
                         .ok_or(Error::BackendUnavailable(backend.name()))?,
                 ))
             }
             #[cfg(target_arch = "aarch64")]
-            Backend::ArmCrypto => Engine::ArmCrypto(Box::new(
+            Backend::ArmCrypto => Kernel::ArmCrypto(Box::new(
                 aarch64_crypto::ArmAes::new(key)
                     .ok_or(Error::BackendUnavailable(backend.name()))?,
             )),
-            _ => Engine::Portable(Box::new(SoftAes::new(key))),
+            _ => Kernel::Portable(Box::new(SoftAes::new(key))),
         };
         let (short, short_max) = match backend {
             Backend::Vaes | Backend::Avx512 => short,
             _ => (backend, 0),
         };
         let mut aes = Aes {
-            engine,
+            kernel,
             key_len: key.len(),
             zero_image: Zeroizing::new([0u8; 16]),
             short_max,
@@ -314,16 +316,16 @@ impl BlockCipher for Aes {
 
     /// The instance plus its boxed backend key schedule.
     fn state_bytes(&self) -> usize {
-        let engine = match &self.engine {
-            Engine::Portable(e) => core::mem::size_of_val(&**e),
+        let kernel = match &self.kernel {
+            Kernel::Portable(e) => core::mem::size_of_val(&**e),
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(e) => core::mem::size_of_val(&**e),
+            Kernel::AesNi(e) => core::mem::size_of_val(&**e),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(e) => core::mem::size_of_val(&**e),
+            Kernel::Vaes(e) => core::mem::size_of_val(&**e),
             #[cfg(target_arch = "aarch64")]
-            Engine::ArmCrypto(e) => core::mem::size_of_val(&**e),
+            Kernel::ArmCrypto(e) => core::mem::size_of_val(&**e),
         };
-        core::mem::size_of::<Aes>() + engine
+        core::mem::size_of::<Aes>() + kernel
     }
 
     #[inline]
@@ -333,64 +335,64 @@ impl BlockCipher for Aes {
 
     #[inline]
     fn encrypt_blocks(&self, data: &mut [u8]) {
-        match &self.engine {
-            Engine::Portable(e) => e.encrypt_blocks(data),
+        match &self.kernel {
+            Kernel::Portable(e) => e.encrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(e) => e.encrypt_blocks(data),
+            Kernel::AesNi(e) => e.encrypt_blocks(data),
             // Less than one wide register: the 128-bit instructions, without broadcasting every
             // round key to a wide register first (which costs a one-block call more than AES).
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(e) if data.len() <= BUILTIN_SHORT_MAX => e.aesni().encrypt_blocks(data),
+            Kernel::Vaes(e) if data.len() <= BUILTIN_SHORT_MAX => e.aesni().encrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(e) if data.len() <= self.short_max => match self.short {
+            Kernel::Vaes(e) if data.len() <= self.short_max => match self.short {
                 Backend::Vaes => e.encrypt_blocks_y256(data),
                 _ => e.aesni().encrypt_blocks(data),
             },
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(e) => e.encrypt_blocks(data),
+            Kernel::Vaes(e) => e.encrypt_blocks(data),
             #[cfg(target_arch = "aarch64")]
-            Engine::ArmCrypto(e) => e.encrypt_blocks(data),
+            Kernel::ArmCrypto(e) => e.encrypt_blocks(data),
         }
     }
 
     #[inline]
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
     fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
-        match (&self.engine, <&mut [u8; 16]>::try_from(counter)) {
+        match (&self.kernel, <&mut [u8; 16]>::try_from(counter)) {
             #[cfg(target_arch = "x86_64")]
-            (Engine::AesNi(a), Ok(counter)) => {
+            (Kernel::AesNi(a), Ok(counter)) => {
                 a.ctr_xor(counter, data);
                 true
             }
             // Less than one wide register: the 128-bit path, as in `encrypt_blocks`.
             #[cfg(target_arch = "x86_64")]
-            (Engine::Vaes(v), Ok(counter)) if data.len() < SHORT_CTR_BYTES => {
+            (Kernel::Vaes(v), Ok(counter)) if data.len() < SHORT_CTR_BYTES => {
                 v.aesni().ctr_xor(counter, data);
                 true
             }
             #[cfg(target_arch = "x86_64")]
-            (Engine::Vaes(v), Ok(counter)) => v.ctr128_xor(counter, data),
+            (Kernel::Vaes(v), Ok(counter)) => v.ctr128_xor(counter, data),
             _ => false,
         }
     }
 
     #[inline]
     fn decrypt_blocks(&self, data: &mut [u8]) {
-        match &self.engine {
-            Engine::Portable(e) => e.decrypt_blocks(data),
+        match &self.kernel {
+            Kernel::Portable(e) => e.decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(e) => e.decrypt_blocks(data),
+            Kernel::AesNi(e) => e.decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(e) if data.len() <= BUILTIN_SHORT_MAX => e.aesni().decrypt_blocks(data),
+            Kernel::Vaes(e) if data.len() <= BUILTIN_SHORT_MAX => e.aesni().decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(e) if data.len() <= self.short_max => match self.short {
+            Kernel::Vaes(e) if data.len() <= self.short_max => match self.short {
                 Backend::Vaes => e.decrypt_blocks_y256(data),
                 _ => e.aesni().decrypt_blocks(data),
             },
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(e) => e.decrypt_blocks(data),
+            Kernel::Vaes(e) => e.decrypt_blocks(data),
             #[cfg(target_arch = "aarch64")]
-            Engine::ArmCrypto(e) => e.decrypt_blocks(data),
+            Kernel::ArmCrypto(e) => e.decrypt_blocks(data),
         }
     }
 

@@ -33,8 +33,9 @@
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
-#[cfg(target_arch = "x86_64")]
 mod aes_field;
+#[cfg(target_arch = "x86_64")]
+mod algorithm;
 mod soft;
 mod tables;
 #[cfg(target_arch = "x86_64")]
@@ -46,6 +47,7 @@ mod x86_avx512_gfni_chain;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_gfni_streams;
 
+pub use algorithm::KuznyechikAlgorithm;
 pub use tables::PI;
 
 use std::sync::OnceLock;
@@ -154,7 +156,7 @@ fn offered() -> &'static [Backend] {
 /// and a short message should not pay a pointer chase to reach its keys.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
-enum Engine {
+enum Kernel {
     Portable,
     #[cfg(target_arch = "x86_64")]
     Avx2(x86_avx2_tables::TableKeys),
@@ -172,7 +174,7 @@ pub struct Kuznyechik {
     keys: [u128; 10],
     /// K_1, then `L^-1(K_2)..L^-1(K_10)`, for the table-driven decryption.
     inv_keys: [u128; 10],
-    engine: Engine,
+    kernel: Kernel,
     /// `E_K(0^128)`, computed at key setup (OMAC's `R`); wiped on drop like the round keys.
     zero_image: [u8; 16],
 }
@@ -195,14 +197,14 @@ impl Kuznyechik {
 
     /// The backend this instance runs on.
     pub fn backend(&self) -> Backend {
-        match self.engine {
-            Engine::Portable => Backend::Portable,
+        match self.kernel {
+            Kernel::Portable => Backend::Portable,
             #[cfg(target_arch = "x86_64")]
-            Engine::Avx2(_) => Backend::Avx2,
+            Kernel::Avx2(_) => Backend::Avx2,
             #[cfg(target_arch = "x86_64")]
-            Engine::Gfni(_) => Backend::Gfni,
+            Kernel::Gfni(_) => Backend::Gfni,
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Engine::Neon => Backend::Neon,
+            Kernel::Neon => Backend::Neon,
         }
     }
 
@@ -210,22 +212,22 @@ impl Kuznyechik {
         let mut cipher = Kuznyechik::portable(key)?;
         #[cfg(target_arch = "x86_64")]
         let unavailable = Error::BackendUnavailable(backend.name());
-        cipher.engine = match backend {
+        cipher.kernel = match backend {
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => Engine::Avx2(
+            Backend::Avx2 => Kernel::Avx2(
                 x86_avx2_tables::TableKeys::new(&cipher.keys, &cipher.inv_keys)
                     .ok_or(unavailable)?,
             ),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Backend::Neon => Engine::Neon,
+            Backend::Neon => Kernel::Neon,
             #[cfg(target_arch = "x86_64")]
             Backend::Gfni => {
                 let mut round_keys = cipher.round_keys();
-                let engine = x86_avx512_gfni::GfniKeys::new(&round_keys);
+                let kernel = x86_avx512_gfni::GfniKeys::new(&round_keys);
                 round_keys.zeroize();
-                Engine::Gfni(engine.ok_or(unavailable)?)
+                Kernel::Gfni(kernel.ok_or(unavailable)?)
             }
-            _ => Engine::Portable,
+            _ => Kernel::Portable,
         };
         let mut zero = [0u8; 16];
         cipher.encrypt_blocks(&mut zero);
@@ -246,7 +248,7 @@ impl Kuznyechik {
         let mut cipher = Kuznyechik {
             keys: [0; 10],
             inv_keys: [0; 10],
-            engine: Engine::Portable,
+            kernel: Kernel::Portable,
             zero_image: [0; 16],
         };
         let mut half = [0u8; 16];
@@ -316,25 +318,25 @@ impl BlockCipher for Kuznyechik {
         Some(&self.zero_image)
     }
     fn encrypt_blocks(&self, data: &mut [u8]) {
-        match &self.engine {
-            Engine::Portable => soft::encrypt_blocks(&self.keys, data),
+        match &self.kernel {
+            Kernel::Portable => soft::encrypt_blocks(&self.keys, data),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Engine::Neon => aarch64_neon::encrypt_blocks(&self.keys, data),
+            Kernel::Neon => aarch64_neon::encrypt_blocks(&self.keys, data),
             #[cfg(target_arch = "x86_64")]
-            Engine::Avx2(k) => k.encrypt_blocks(data),
+            Kernel::Avx2(k) => k.encrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
-            Engine::Gfni(k) => k.encrypt_blocks(data),
+            Kernel::Gfni(k) => k.encrypt_blocks(data),
         }
     }
     fn decrypt_blocks(&self, data: &mut [u8]) {
-        match &self.engine {
-            Engine::Portable => soft::decrypt_blocks(&self.keys, &self.inv_keys, data),
+        match &self.kernel {
+            Kernel::Portable => soft::decrypt_blocks(&self.keys, &self.inv_keys, data),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Engine::Neon => aarch64_neon::decrypt_blocks(&self.keys, data),
+            Kernel::Neon => aarch64_neon::decrypt_blocks(&self.keys, data),
             #[cfg(target_arch = "x86_64")]
-            Engine::Avx2(k) => k.decrypt_blocks(data),
+            Kernel::Avx2(k) => k.decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
-            Engine::Gfni(k) => k.decrypt_blocks(data),
+            Kernel::Gfni(k) => k.decrypt_blocks(data),
         }
     }
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
@@ -374,8 +376,8 @@ impl Kuznyechik {
     #[cfg(target_arch = "x86_64")]
     fn chain(&self, mode: ChainMode, iv: &mut [u8], data: &mut [u8]) -> bool {
         let whole = mode == ChainMode::Ofb || data.len().is_multiple_of(16);
-        match &self.engine {
-            Engine::Gfni(k) if iv.len() == 16 && whole => {
+        match &self.kernel {
+            Kernel::Gfni(k) if iv.len() == 16 && whole => {
                 k.chain(mode, iv, data);
                 true
             }
@@ -392,8 +394,8 @@ impl Kuznyechik {
     /// false, touching nothing, on other backends or shapes.
     #[cfg(target_arch = "x86_64")]
     fn cbc_mac_chain(&self, state: &mut [u8], data: &[u8]) -> bool {
-        match &self.engine {
-            Engine::Gfni(k) if state.len() == 16 && data.len().is_multiple_of(16) => {
+        match &self.kernel {
+            Kernel::Gfni(k) if state.len() == 16 && data.len().is_multiple_of(16) => {
                 k.cbc_mac(state, data);
                 true
             }
@@ -412,8 +414,8 @@ impl Kuznyechik {
 fn feedback(ciphers: &[&Kuznyechik], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
     let keys: Option<Vec<&x86_avx512_gfni::GfniKeys>> = ciphers
         .iter()
-        .map(|c| match &c.engine {
-            Engine::Gfni(k) => Some(k),
+        .map(|c| match &c.kernel {
+            Kernel::Gfni(k) => Some(k),
             _ => None,
         })
         .collect();
@@ -455,14 +457,14 @@ fn lanes(ciphers: &[&Kuznyechik], blocks: &mut [u8], encrypt: bool) {
 #[cfg(target_arch = "x86_64")]
 fn simd_lanes(group: &[&Kuznyechik], chunk: &mut [u8], encrypt: bool) -> bool {
     if let Some(keys) = same_engine(group, |e| match e {
-        Engine::Gfni(k) => Some(k),
+        Kernel::Gfni(k) => Some(k),
         _ => None,
     }) {
         x86_avx512_gfni::lanes(&keys[..group.len()], chunk, encrypt);
         return true;
     }
     if let Some(keys) = same_engine(group, |e| match e {
-        Engine::Avx2(k) => Some(k),
+        Kernel::Avx2(k) => Some(k),
         _ => None,
     }) {
         x86_avx2_tables::lanes(&keys[..group.len()], chunk, encrypt);
@@ -480,12 +482,12 @@ fn simd_lanes(_group: &[&Kuznyechik], _chunk: &mut [u8], _encrypt: bool) -> bool
 #[cfg(target_arch = "x86_64")]
 fn same_engine<'a, T>(
     group: &[&'a Kuznyechik],
-    get: impl Fn(&'a Engine) -> Option<&'a T>,
+    get: impl Fn(&'a Kernel) -> Option<&'a T>,
 ) -> Option<[&'a T; LANE_GROUP]> {
-    let first = get(&group.first()?.engine)?;
+    let first = get(&group.first()?.kernel)?;
     let mut keys = [first; LANE_GROUP];
     for (k, c) in keys.iter_mut().zip(group) {
-        *k = get(&c.engine)?;
+        *k = get(&c.kernel)?;
     }
     Some(keys)
 }

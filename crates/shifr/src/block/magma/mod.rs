@@ -36,6 +36,7 @@
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
+mod algorithm;
 mod kernel;
 #[cfg(target_arch = "x86_64")]
 mod nibble;
@@ -48,6 +49,7 @@ mod x86_avx512;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_streams;
 
+pub use algorithm::{Gost28147Algorithm, MagmaAlgorithm};
 pub use sbox::SBox;
 
 use kernel::Kernel;

@@ -22,6 +22,7 @@
 //!
 //! Round keys and key bits are zeroized on drop.
 
+mod algorithm;
 mod bitsliced;
 mod soft;
 #[cfg(target_arch = "x86_64")]
@@ -33,6 +34,7 @@ use crate::block::{BlockCipher, Chain, KeyInit};
 use crate::cpu::{self, Backend, Primitive};
 use crate::mode::ctr::fill_keystream;
 use crate::{util, Error, Result};
+pub use algorithm::TdesAlgorithm;
 use bitsliced::Keys;
 use soft::Schedule;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};

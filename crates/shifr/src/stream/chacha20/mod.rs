@@ -3,11 +3,11 @@
 //!
 //! [`ChaCha20`] is a streaming cipher: `apply_keystream` may be called with any split of the input
 //! and gives the same output as one call over the whole input. Key stream is produced sixteen
-//! blocks at a time (see `engine.rs`); unused bytes of a batch are kept for the next call. The block
+//! blocks at a time (see `kernel.rs`); unused bytes of a batch are kept for the next call. The block
 //! counter never wraps: a call that would need a block past counter 2^32 - 1 fails with
 //! [`Error::LengthLimit`] and changes nothing.
 //!
-//! Implementations (`engine.rs`): AVX-512 (16 blocks per call) or AVX2 (8 blocks) when the CPU
+//! Implementations (`kernel.rs`): AVX-512 (16 blocks per call) or AVX2 (8 blocks) when the CPU
 //! has it, else SSE2 (x86-64 baseline, 4 blocks), NEON on AArch64 (4 blocks, `aarch64_neon.rs`),
 //! else portable Rust (4 blocks per call, `soft.rs`);
 //! `SHIFR_BACKEND=portable` forces the portable one. All are tested against each other.
@@ -19,7 +19,8 @@
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
-mod engine;
+pub mod algorithm;
+mod kernel;
 mod soft;
 mod wipe;
 #[cfg(target_arch = "x86_64")]
@@ -30,7 +31,7 @@ mod x86_avx512;
 mod x86_sse2;
 
 use crate::{Error, Result};
-use engine::{Engine, BATCH_BLOCKS, BATCH_BYTES};
+use kernel::{Kernel, BATCH_BLOCKS, BATCH_BYTES};
 use soft::CONSTANTS;
 pub(crate) use wipe::wipe;
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -124,13 +125,13 @@ pub struct ChaCha20 {
     /// Counter of the first block after the buffered batch (up to 2^32 = exhausted).
     next_block: u64,
     /// Key stream implementation (portable, SSE2 or AVX2), fixed at construction.
-    engine: Engine,
+    kernel: Kernel,
 }
 
 impl ChaCha20 {
     /// The backends new ciphers take on this CPU, and why ([`crate::cpu::plan`]).
     pub fn plan() -> crate::cpu::Plan {
-        Engine::plan()
+        Kernel::plan()
     }
 
     /// Creates the cipher positioned at the start of block `counter`.
@@ -153,7 +154,7 @@ impl ChaCha20 {
             end: 0,
             dirty: 0,
             next_block: u64::from(counter),
-            engine: Engine::select(),
+            kernel: Kernel::select(),
         })
     }
 
@@ -171,13 +172,13 @@ impl ChaCha20 {
         while !rest.is_empty() {
             if self.pos == self.end {
                 // Whole batches go straight into the data, without the key stream buffer, in
-                // one engine call for the whole run (as many as the counter space still holds).
+                // one kernel call for the whole run (as many as the counter space still holds).
                 let batches = (rest.len() / BATCH_BYTES)
                     .min(((COUNTER_SPACE - self.next_block) / BATCH_BLOCKS as u64) as usize);
                 if batches > 0 {
                     let (now, later) = rest.split_at_mut(batches * BATCH_BYTES);
                     // `next_block < 2^32` here, so the cast is exact.
-                    self.engine
+                    self.kernel
                         .xor_batches(&self.state, self.next_block as u32, now);
                     self.next_block += (batches * BATCH_BLOCKS) as u64;
                     rest = later;
@@ -201,13 +202,13 @@ impl ChaCha20 {
 
     /// The key stream implementation in use: `"avx512"`, `"avx2"`, `"sse2"` or `"portable"`.
     pub fn implementation(&self) -> &'static str {
-        self.engine.name()
+        self.kernel.name()
     }
 
     /// Computes the next key stream into the buffer: at least the blocks `wanted` bytes need, up
-    /// to a batch, as the engine's narrowest call gives them; only called while blocks remain.
+    /// to a batch, as the kernel's narrowest call gives them; only called while blocks remain.
     fn refill(&mut self, wanted: usize) {
-        let written = self.engine.fill_blocks(
+        let written = self.kernel.fill_blocks(
             &self.state,
             // `next_block < 2^32` here, so the cast is exact.
             self.next_block as u32,
@@ -223,7 +224,7 @@ impl ChaCha20 {
     }
 }
 
-/// The first key stream bytes of one (key, nonce) from block counter 0, computed in one engine
+/// The first key stream bytes of one (key, nonce) from block counter 0, computed in one kernel
 /// call (block 0, the Poly1305 one-time key of ChaCha20-Poly1305, together with the blocks of a
 /// short message) and wiped on drop as far as they were written.
 pub(crate) struct KeystreamPrefix {
@@ -239,7 +240,7 @@ impl KeystreamPrefix {
     pub(crate) fn new(key: &[u8; 32], nonce: &[u8; 12], bytes: usize) -> KeystreamPrefix {
         let mut state = setup_state(key, 0, nonce);
         let mut buf = [0u8; BATCH_BYTES];
-        let blocks = Engine::select().fill_blocks(&state, 0, &mut buf, bytes.div_ceil(64));
+        let blocks = Kernel::select().fill_blocks(&state, 0, &mut buf, bytes.div_ceil(64));
         state.zeroize();
         KeystreamPrefix {
             buf,

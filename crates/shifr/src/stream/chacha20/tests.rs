@@ -187,19 +187,19 @@ fn rfc8439_records() {
                     &[3, 100, 17],
                     &[0, 5],
                 ];
-                for engine in Engine::available() {
+                for kernel in Kernel::available() {
                     let new = || {
                         let mut c = ChaCha20::new(&key, &nonce, counter).unwrap();
-                        c.engine = engine;
+                        c.kernel = kernel;
                         c
                     };
                     for p in pieces {
                         let mut data = pt.clone();
                         apply_in_pieces(&mut new(), &mut data, p);
-                        assert_eq!(data, ct, "{} {} pieces {p:?}", r.name, engine.name());
+                        assert_eq!(data, ct, "{} {} pieces {p:?}", r.name, kernel.name());
                         // Decryption is the same operation.
                         apply_in_pieces(&mut new(), &mut data, p);
-                        assert_eq!(data, pt, "{} {} pieces {p:?}", r.name, engine.name());
+                        assert_eq!(data, pt, "{} {} pieces {p:?}", r.name, kernel.name());
                     }
                 }
             }

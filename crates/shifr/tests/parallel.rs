@@ -5,11 +5,11 @@
 use cipher::{KeyIvInit, StreamCipher};
 use rand::rngs::StdRng;
 use rand::{Rng, RngCore, SeedableRng};
-use shifr::engine::{Engine, DEFAULT_MIN_PARALLEL};
 use shifr::hazmat::block::aes::Aes;
 use shifr::hazmat::block::tdes::Tdes;
 use shifr::hazmat::block::BlockCipher;
 use shifr::hazmat::mode::{cbc, ctr, ecb, multistream};
+use shifr::parallel::{Engine, DEFAULT_MIN_PARALLEL};
 use shifr::Error;
 
 fn random_bytes(rng: &mut StdRng, n: usize) -> Vec<u8> {

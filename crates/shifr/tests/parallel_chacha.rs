@@ -10,8 +10,8 @@ use chacha20poly1305::aead::{AeadInPlace, KeyInit};
 use rand::rngs::StdRng;
 use rand::{RngCore, SeedableRng};
 use shifr::aead::chacha20poly1305::{ChaCha20Poly1305, XChaCha20Poly1305};
-use shifr::engine::Engine;
 use shifr::hazmat::stream::chacha20::ChaCha20;
+use shifr::parallel::Engine;
 use shifr::Error;
 
 fn rng() -> StdRng {
@@ -79,9 +79,9 @@ impl Split {
         data: &mut [u8],
     ) -> shifr::Result<Vec<u8>> {
         let tag = if nonce.len() == 12 {
-            e.chacha20poly1305_seal(&self.c, nonce, aad, data)?
+            e.seal(&self.c, nonce, aad, data)?
         } else {
-            e.xchacha20poly1305_seal(&self.x, nonce, aad, data)?
+            e.seal(&self.x, nonce, aad, data)?
         };
         Ok(tag.as_ref().to_vec())
     }
@@ -95,9 +95,9 @@ impl Split {
         tag: &[u8],
     ) -> shifr::Result<()> {
         if nonce.len() == 12 {
-            e.chacha20poly1305_open(&self.c, nonce, aad, data, tag)
+            e.open(&self.c, nonce, aad, data, tag)
         } else {
-            e.xchacha20poly1305_open(&self.x, nonce, aad, data, tag)
+            e.open(&self.x, nonce, aad, data, tag)
         }
     }
 }

@@ -16,10 +16,10 @@ use shifr::aead::gcm::AesGcm;
 use shifr::aead::mgm::Mgm;
 use shifr::aead::{Aead, Tag};
 use shifr::cpu::Backend;
-use shifr::engine::Engine;
 use shifr::hazmat::block::kuznyechik::Kuznyechik;
 use shifr::hazmat::block::magma::{Magma, SBox};
 use shifr::hazmat::block::BlockCipher;
+use shifr::parallel::Engine;
 use shifr::Error;
 
 /// Split from this many bytes, so that the longer messages below really are split.
@@ -181,8 +181,8 @@ fn gcm_split_matches_single_thread_and_rustcrypto() {
                         check_engine(
                             &label,
                             &gcm,
-                            |a, n, d, m| e.gcm_seal(a, n, d, m),
-                            |a, n, d, m, t| e.gcm_open(a, n, d, m, t),
+                            |a, n, d, m| e.seal(a, n, d, m),
+                            |a, n, d, m, t| e.open(a, n, d, m, t),
                             (&nonce, &aad, &pt),
                             (&ct, &tag),
                         );
@@ -209,22 +209,21 @@ fn gcm_split_other_shapes_and_errors() {
         for threads in [2, 3] {
             let e = Engine::new(threads);
             let mut data = pt.clone();
-            let got = e.gcm_seal(&gcm, &nonce, &aad, &mut data).unwrap();
+            let got = e.seal(&gcm, &nonce, &aad, &mut data).unwrap();
             assert!(got.ct_eq(tag), "nonce {nonce_len}, {threads} threads: tag");
             assert!(data == expect, "nonce {nonce_len}, {threads} threads");
-            e.gcm_open(&gcm, &nonce, &aad, &mut data, tag.as_ref())
-                .unwrap();
+            e.open(&gcm, &nonce, &aad, &mut data, tag.as_ref()).unwrap();
             assert!(data == pt);
         }
     }
     let e = Engine::new(3).with_min_parallel(1);
     let mut data = pt[..1000].to_vec();
     assert!(matches!(
-        e.gcm_seal(&gcm, &[], &aad, &mut data),
+        e.seal(&gcm, &[], &aad, &mut data),
         Err(Error::InvalidNonceLength { .. })
     ));
     assert!(matches!(
-        e.gcm_open(&gcm, &[0; 12], &aad, &mut data, &[0; 16]),
+        e.open(&gcm, &[0; 12], &aad, &mut data, &[0; 16]),
         Err(Error::InvalidTagLength { .. })
     ));
     assert!(data == pt[..1000]);
@@ -253,8 +252,8 @@ fn check_mgm<C: BlockCipher>(label: &str, mgm: &Mgm<C>, n: usize, key: &[u8], rn
                 check_engine(
                     &label,
                     mgm,
-                    |a, n, d, m| e.mgm_seal(a, n, d, m),
-                    |a, n, d, m, t| e.mgm_open(a, n, d, m, t),
+                    |a, n, d, m| e.seal(a, n, d, m),
+                    |a, n, d, m, t| e.open(a, n, d, m, t),
                     (&nonce, &aad, &pt),
                     (&ct, &tag),
                 );
@@ -264,18 +263,18 @@ fn check_mgm<C: BlockCipher>(label: &str, mgm: &Mgm<C>, n: usize, key: &[u8], rn
     let e = Engine::new(4).with_min_parallel(1);
     let mut empty = [];
     assert!(matches!(
-        e.mgm_seal(mgm, &vec![0u8; n], &[], &mut empty),
+        e.seal(mgm, &vec![0u8; n], &[], &mut empty),
         Err(Error::InvalidParameter(_))
     ));
     let mut data = vec![5u8; 1000];
     let mut bad_nonce = vec![0u8; n];
     bad_nonce[0] = 0x80;
     assert!(matches!(
-        e.mgm_seal(mgm, &bad_nonce, &[], &mut data),
+        e.seal(mgm, &bad_nonce, &[], &mut data),
         Err(Error::InvalidParameter(_))
     ));
     assert!(matches!(
-        e.mgm_open(mgm, &vec![0u8; n], &[], &mut data, &[0u8; 3]),
+        e.open(mgm, &vec![0u8; n], &[], &mut data, &[0u8; 3]),
         Err(Error::InvalidTagLength { .. })
     ));
     assert_eq!(data, vec![5u8; 1000]);
@@ -302,7 +301,7 @@ fn mgm_split_matches_single_thread_and_rustcrypto() {
     let tag = mgm.seal(&nonce, b"aad", &mut expect).unwrap();
     let mut data = pt.clone();
     let e = Engine::new(3).with_min_parallel(1);
-    let got = e.mgm_seal(&mgm, &nonce, b"aad", &mut data).unwrap();
+    let got = e.seal(&mgm, &nonce, b"aad", &mut data).unwrap();
     assert_eq!(got.as_ref(), tag.as_ref());
     assert_eq!(data, expect);
 }

@@ -1,7 +1,7 @@
 //! Chooses and runs the ChaCha20 key stream implementation: AVX-512 (16 blocks per call) or AVX2
 //! (8 blocks) when the CPU has them, otherwise SSE2 (x86-64 baseline, 4 blocks); NEON (4 blocks) on
 //! AArch64; otherwise portable Rust. `SHIFR_BACKEND=portable|sse2|avx2|avx512|neon` forces one.
-//! Every engine fills the same [`BATCH_BYTES`]-byte batch, so the stream logic above it does not
+//! Every kernel fills the same [`BATCH_BYTES`]-byte batch, so the stream logic above it does not
 //! depend on the choice.
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
@@ -12,7 +12,7 @@ use super::{x86_avx2, x86_avx512, x86_sse2};
 use crate::cpu::{self, Backend};
 use zeroize::Zeroize;
 
-/// Blocks per batch (a multiple of every engine's blocks per call).
+/// Blocks per batch (a multiple of every kernel's blocks per call).
 pub(super) const BATCH_BLOCKS: usize = 16;
 
 /// Key stream bytes per batch.
@@ -20,7 +20,7 @@ pub(super) const BATCH_BYTES: usize = 64 * BATCH_BLOCKS;
 
 /// A ChaCha20 key stream implementation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Engine {
+pub(super) enum Kernel {
     /// Plain Rust (`soft.rs`), the reference the others are tested against.
     Portable,
     /// SSE2 intrinsics (`x86_sse2.rs`).
@@ -38,15 +38,15 @@ pub(super) enum Engine {
 }
 
 // Engines hold no secrets; this lets the cipher derive `Zeroize` for all its fields.
-impl Zeroize for Engine {
+impl Zeroize for Kernel {
     fn zeroize(&mut self) {}
 }
 
-impl Engine {
-    /// The engine of the CPU's plan: the fastest this CPU supports, unless `SHIFR_BACKEND` forces
+impl Kernel {
+    /// The kernel of the CPU's plan: the fastest this CPU supports, unless `SHIFR_BACKEND` forces
     /// another (`portable`, `sse2`, `avx2`, `avx512`).
-    pub(super) fn select() -> Engine {
-        Engine::for_backend(Engine::plan().bulk)
+    pub(super) fn select() -> Kernel {
+        Kernel::for_backend(Kernel::plan().bulk)
     }
 
     /// The CPU's plan for the ChaCha20 key stream ([`cpu::plan`]).
@@ -57,54 +57,54 @@ impl Engine {
         )
     }
 
-    /// The engine for a backend `cpu` has already checked; unknown ones fall back to portable.
-    fn for_backend(b: Backend) -> Engine {
+    /// The kernel for a backend `cpu` has already checked; unknown ones fall back to portable.
+    fn for_backend(b: Backend) -> Kernel {
         match b {
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => Engine::Avx512,
+            Backend::Avx512 => Kernel::Avx512,
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => Engine::Avx2,
+            Backend::Avx2 => Kernel::Avx2,
             #[cfg(target_arch = "x86_64")]
-            Backend::Sse2 => Engine::Sse2,
+            Backend::Sse2 => Kernel::Sse2,
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Backend::Neon => Engine::Neon,
-            _ => Engine::Portable,
+            Backend::Neon => Kernel::Neon,
+            _ => Kernel::Portable,
         }
     }
 
-    /// Every engine usable on this CPU.
+    /// Every kernel usable on this CPU.
     #[cfg(test)]
-    // Targets without a SIMD engine push nothing more.
+    // Targets without a SIMD kernel push nothing more.
     #[allow(unused_mut)]
-    pub(super) fn available() -> Vec<Engine> {
-        let mut all = vec![Engine::Portable];
+    pub(super) fn available() -> Vec<Kernel> {
+        let mut all = vec![Kernel::Portable];
         #[cfg(target_arch = "x86_64")]
         {
-            all.push(Engine::Sse2);
+            all.push(Kernel::Sse2);
             if cpu::features().avx2 {
-                all.push(Engine::Avx2);
+                all.push(Kernel::Avx2);
             }
             if Backend::Avx512.is_supported() {
-                all.push(Engine::Avx512);
+                all.push(Kernel::Avx512);
             }
         }
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-        all.push(Engine::Neon);
+        all.push(Kernel::Neon);
         all
     }
 
-    /// The engine's name as shown to users.
+    /// The kernel's name as shown to users.
     pub(super) fn name(self) -> &'static str {
         match self {
-            Engine::Portable => "portable",
+            Kernel::Portable => "portable",
             #[cfg(target_arch = "x86_64")]
-            Engine::Sse2 => "sse2",
+            Kernel::Sse2 => "sse2",
             #[cfg(target_arch = "x86_64")]
-            Engine::Avx2 => "avx2",
+            Kernel::Avx2 => "avx2",
             #[cfg(target_arch = "x86_64")]
-            Engine::Avx512 => "avx512",
+            Kernel::Avx512 => "avx512",
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Engine::Neon => "neon",
+            Kernel::Neon => "neon",
         }
     }
 
@@ -112,37 +112,37 @@ impl Engine {
     /// mod 2^32) for the setup `state` (word 12 ignored).
     pub(super) fn fill(self, state: &[u32; 16], counter: u32, out: &mut [u8; BATCH_BYTES]) {
         match self {
-            Engine::Portable => {
+            Kernel::Portable => {
                 for (i, part) in out.chunks_exact_mut(soft::BATCH_BYTES).enumerate() {
                     let first = counter.wrapping_add((i * soft::LANES) as u32);
                     soft::keystream_batch(state, first, part);
                 }
             }
             #[cfg(target_arch = "x86_64")]
-            Engine::Sse2 => {
+            Kernel::Sse2 => {
                 for (i, part) in out.chunks_exact_mut(64 * x86_sse2::BLOCKS).enumerate() {
                     let first = counter.wrapping_add((i * x86_sse2::BLOCKS) as u32);
                     x86_sse2::keystream(state, first, part);
                 }
             }
             #[cfg(target_arch = "x86_64")]
-            Engine::Avx2 => {
+            Kernel::Avx2 => {
                 for (i, part) in out.chunks_exact_mut(64 * x86_avx2::BLOCKS).enumerate() {
                     let first = counter.wrapping_add((i * x86_avx2::BLOCKS) as u32);
                     if let Ok(part) = part.try_into() {
-                        // SAFETY: `Engine::Avx2` is only chosen after `cpu::features()` reported AVX2.
+                        // SAFETY: `Kernel::Avx2` is only chosen after `cpu::features()` reported AVX2.
                         unsafe { x86_avx2::keystream(state, first, part) }
                     }
                 }
             }
             #[cfg(target_arch = "x86_64")]
-            Engine::Avx512 => {
+            Kernel::Avx512 => {
                 const _: () = assert!(x86_avx512::BLOCKS == BATCH_BLOCKS);
-                // SAFETY: `Engine::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
+                // SAFETY: `Kernel::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
                 unsafe { x86_avx512::keystream::<false>(state, counter, out) }
             }
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Engine::Neon => {
+            Kernel::Neon => {
                 for (i, part) in out.chunks_exact_mut(64 * aarch64_neon::BLOCKS).enumerate() {
                     let first = counter.wrapping_add((i * aarch64_neon::BLOCKS) as u32);
                     aarch64_neon::keystream(state, first, part);
@@ -167,7 +167,7 @@ impl Engine {
     ) -> usize {
         let blocks = blocks.clamp(1, BATCH_BLOCKS);
         match self {
-            Engine::Portable => {
+            Kernel::Portable => {
                 let part = &mut out[..64 * blocks];
                 for (i, part) in part.chunks_mut(soft::BATCH_BYTES).enumerate() {
                     let first = counter.wrapping_add((i * soft::LANES) as u32);
@@ -176,7 +176,7 @@ impl Engine {
                 blocks
             }
             #[cfg(target_arch = "x86_64")]
-            Engine::Sse2 => {
+            Kernel::Sse2 => {
                 let calls = blocks.div_ceil(x86_sse2::BLOCKS);
                 let part = &mut out[..64 * x86_sse2::BLOCKS * calls];
                 for (i, part) in part.chunks_exact_mut(64 * x86_sse2::BLOCKS).enumerate() {
@@ -186,14 +186,14 @@ impl Engine {
                 x86_sse2::BLOCKS * calls
             }
             #[cfg(target_arch = "x86_64")]
-            Engine::Avx2 | Engine::Avx512 if blocks <= x86_avx2::BLOCKS && cpu::features().avx2 => {
+            Kernel::Avx2 | Kernel::Avx512 if blocks <= x86_avx2::BLOCKS && cpu::features().avx2 => {
                 if let Some(part) = out.first_chunk_mut::<{ 64 * x86_avx2::BLOCKS }>() {
                     // SAFETY: AVX2 was just checked in `cpu::features()`.
                     unsafe { x86_avx2::keystream(state, counter, part) }
                 }
                 x86_avx2::BLOCKS
             }
-            // Every other engine (NEON; on 32-bit Arm there is none, hence the allow).
+            // Every other kernel (NEON; on 32-bit Arm there is none, hence the allow).
             #[allow(unreachable_patterns)]
             _ => {
                 self.fill(state, counter, out);
@@ -208,8 +208,8 @@ impl Engine {
     /// the others batch by batch through a zeroized key stream buffer.
     pub(super) fn xor_batches(self, state: &[u32; 16], counter: u32, data: &mut [u8]) {
         #[cfg(target_arch = "x86_64")]
-        if self == Engine::Avx512 {
-            // SAFETY: `Engine::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
+        if self == Kernel::Avx512 {
+            // SAFETY: `Kernel::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
             unsafe { x86_avx512::keystream::<true>(state, counter, data) };
             return;
         }
@@ -227,7 +227,7 @@ impl Engine {
 mod tests {
     use super::*;
 
-    /// Every SIMD engine must produce exactly the portable key stream, including across the 2^32
+    /// Every SIMD kernel must produce exactly the portable key stream, including across the 2^32
     /// counter wrap inside a batch.
     #[test]
     fn engines_agree_with_portable() {
@@ -246,31 +246,31 @@ mod tests {
             u32::MAX,
         ] {
             let mut expected = [0u8; BATCH_BYTES];
-            Engine::Portable.fill(&state, counter, &mut expected);
-            for engine in Engine::available() {
+            Kernel::Portable.fill(&state, counter, &mut expected);
+            for kernel in Kernel::available() {
                 let mut out = [0u8; BATCH_BYTES];
-                engine.fill(&state, counter, &mut out);
-                assert_eq!(out, expected, "{} at counter {counter}", engine.name());
+                kernel.fill(&state, counter, &mut out);
+                assert_eq!(out, expected, "{} at counter {counter}", kernel.name());
                 // Three batches and a partial one: the batches get the key stream of consecutive
                 // counters, the partial tail is left alone.
                 let mut data = vec![0x5a_u8; 3 * BATCH_BYTES + 100];
-                engine.xor_batches(&state, counter, &mut data);
+                kernel.xor_batches(&state, counter, &mut data);
                 for (i, batch) in data.chunks(BATCH_BYTES).enumerate() {
                     let mut ks = [0u8; BATCH_BYTES];
                     if i < 3 {
                         let first = counter.wrapping_add((i * BATCH_BLOCKS) as u32);
-                        Engine::Portable.fill(&state, first, &mut ks);
+                        Kernel::Portable.fill(&state, first, &mut ks);
                     }
                     let xored: Vec<u8> = ks[..batch.len()].iter().map(|k| k ^ 0x5a).collect();
                     assert_eq!(
                         batch,
                         &xored[..],
                         "{} xor batch {i} at {counter}",
-                        engine.name()
+                        kernel.name()
                     );
                 }
             }
         }
-        assert!(Engine::available().contains(&Engine::select()));
+        assert!(Kernel::available().contains(&Kernel::select()));
     }
 }

@@ -10,34 +10,31 @@
 //! - Multi-stream CBC / CFB ([`crate::mode::multistream`]): the streams are divided into contiguous
 //!   groups of about equal bytes, one per thread; each group still runs its streams in lockstep
 //!   through `encrypt_lanes`, so fewer streams per group means narrower lanes.
-//! - AES-GCM and MGM ([`Engine::gcm_seal`], [`Engine::gcm_open`], [`Engine::mgm_seal`],
-//!   [`Engine::mgm_open`], in `engine_aead.rs`): parts of whole blocks; each part runs CTR from its
-//!   own counter and returns its hash's partial sum, and the sums are combined on the calling
-//!   thread — GHASH sums by powers of `H` (`Y = Y H^(c_k) ^ S_k`), MGM's unreduced sums by adding
-//!   them, its counters jumped ahead by adding to their halves as `incr_r` / `incr_l` define. Open
-//!   hashes the parts in parallel, checks the tag in constant time, and only then decrypts the
-//!   parts in parallel, so a rejected message leaves the buffer untouched.
-//! - ChaCha20 and (X)ChaCha20-Poly1305 ([`Engine::chacha20_apply`],
-//!   [`Engine::chacha20poly1305_seal`] and the rest, in `engine_chacha.rs`): ChaCha20 parts start
-//!   at their block counter; the parts' Poly1305 sums combine by powers of `r`.
+//! - AEADs ([`Engine::seal`], [`Engine::open`], in `aead.rs`, over the [`ParallelAead`] steps
+//!   of AES-GCM, MGM and (X)ChaCha20-Poly1305): parts of whole blocks; each part runs CTR (or
+//!   ChaCha20) from its own counter and returns its hash's partial sum, and the sums are combined
+//!   on the calling thread — GHASH sums by powers of `H` (`Y = Y H^(c_k) ^ S_k`), MGM's unreduced
+//!   sums by adding them, Poly1305 sums by powers of `r` (`chacha.rs`). Open hashes the parts in
+//!   parallel, checks the tag in constant time, and only then decrypts the parts in parallel, so a
+//!   rejected message leaves the buffer untouched.
+//! - ChaCha20 ([`Engine::chacha20_apply`], in `chacha.rs`): parts start at their block counter.
 //! - Not split: OFB (its key stream is a serial chain), CBC encryption and CFB of one stream
 //!   (feedback).
 //!
 //! Jobs smaller than [`Engine::min_parallel`] bytes (default [`DEFAULT_MIN_PARALLEL`]) run on the
 //! calling thread. Larger ones are cut into parts (between `threads` and `16 * threads`, at least
 //! 32 KiB each where the job allows, at block boundaries and at multiples of 64 bytes) and run on a
-//! persistent worker pool (`engine_pool.rs`: `threads - 1` parked workers from one process-wide
+//! persistent worker pool (`parallel/pool.rs`: `threads - 1` parked workers from one process-wide
 //! pool, plus the calling thread); the threads take parts from a shared counter, so they finish
 //! within about one part of each other whatever their start and speed. A panic in a part becomes
 //! [`Error::Internal`]. Every input is validated before any part starts, so errors do not depend on
 //! the thread count either.
 
-#[path = "engine_aead.rs"]
-mod aead_split;
-#[path = "engine_chacha.rs"]
-mod chacha_split;
-#[path = "engine_pool.rs"]
+mod aead;
+mod chacha;
 mod pool;
+
+pub use aead::ParallelAead;
 
 use crate::block::BlockCipher;
 use crate::mode::ctr::xor_keystream;

@@ -1,0 +1,140 @@
+//! The block-cipher MACs as catalogue objects: OMAC (CMAC, the GOST R 34.13 MAC) and OMAC-ACPKM,
+//! keyed once, one tag per call.
+
+use super::{omac, omac_acpkm};
+use crate::block::{BlockAlgorithm, BlockCipher, KeyInit};
+use crate::catalog::object::{Mac, MacAlgorithm, MultiStream, Setup};
+use crate::mode::multistream;
+use crate::{Error, Result};
+
+/// OMAC1 (CMAC) of a block cipher.
+#[derive(Debug)]
+pub struct CmacAlgorithm<A>(pub A);
+
+/// OMAC-ACPKM (R 1323565.1.017-2018) of a block cipher.
+#[derive(Debug)]
+pub struct OmacAcpkmAlgorithm<A>(pub A);
+
+impl<A: BlockAlgorithm> MacAlgorithm for CmacAlgorithm<A> {
+    fn key(&self, key: &[u8], setup: &Setup) -> Result<Box<dyn Mac>> {
+        let cipher = self.0.key(key, setup.backend)?;
+        Ok(Box::new(Keyed {
+            backend: A::backend(&cipher).name(),
+            cipher,
+            tag_len: setup.tag_len,
+            acpkm: None,
+        }))
+    }
+
+    fn key_streams(&self, keys: &[&[u8]], setup: &Setup) -> Result<Option<Box<dyn MultiStream>>> {
+        let ciphers = keys
+            .iter()
+            .map(|k| self.0.key(k, setup.backend))
+            .collect::<Result<Vec<_>>>()?;
+        let backend = ciphers.first().map_or("portable", |c| A::backend(c).name());
+        Ok(Some(Box::new(Streams {
+            ciphers,
+            tag_len: setup.tag_len,
+            backend,
+        })))
+    }
+}
+
+impl<A: BlockAlgorithm> MacAlgorithm for OmacAcpkmAlgorithm<A> {
+    fn key(&self, key: &[u8], setup: &Setup) -> Result<Box<dyn Mac>> {
+        let cipher = self.0.key(key, setup.backend)?;
+        Ok(Box::new(Keyed {
+            backend: A::backend(&cipher).name(),
+            cipher,
+            tag_len: setup.tag_len,
+            acpkm: Some(Acpkm {
+                key_len: key.len(),
+                section: setup.section,
+                master_section: setup.master_section,
+            }),
+        }))
+    }
+
+    fn key_streams(&self, _: &[&[u8]], _: &Setup) -> Result<Option<Box<dyn MultiStream>>> {
+        Ok(None)
+    }
+}
+
+/// OMAC-ACPKM's sizes, in bytes.
+struct Acpkm {
+    key_len: usize,
+    section: usize,
+    master_section: usize,
+}
+
+/// A keyed OMAC (`acpkm: None`) or OMAC-ACPKM.
+struct Keyed<C> {
+    cipher: C,
+    backend: &'static str,
+    tag_len: usize,
+    acpkm: Option<Acpkm>,
+}
+
+impl<C: KeyInit> Mac for Keyed<C> {
+    fn tag(&self, msg: &[u8], tag: &mut [u8]) -> Result<()> {
+        if tag.len() != self.tag_len {
+            return Err(Error::InvalidTagLength {
+                expected: "the tag length the MAC was keyed with",
+                got: tag.len(),
+            });
+        }
+        match &self.acpkm {
+            None => omac::omac_into(&self.cipher, msg, tag),
+            Some(a) => {
+                let t = omac_acpkm::omac_acpkm_with_key_len(
+                    &self.cipher,
+                    a.key_len,
+                    a.section,
+                    a.master_section,
+                    self.tag_len,
+                    msg,
+                )?;
+                tag.copy_from_slice(&t);
+                Ok(())
+            }
+        }
+    }
+
+    fn tag_len(&self) -> usize {
+        self.tag_len
+    }
+
+    fn backend(&self) -> &'static str {
+        self.backend
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.cipher.state_bytes()
+    }
+}
+
+/// Many keyed OMAC instances ([`multistream::omac`]).
+struct Streams<C> {
+    ciphers: Vec<C>,
+    tag_len: usize,
+    backend: &'static str,
+}
+
+impl<C: BlockCipher> MultiStream for Streams<C> {
+    fn encrypt(&self, _: &[&[u8]], _: &mut [&mut [u8]]) -> Result<()> {
+        Err(Error::InvalidParameter("a MAC does not encrypt"))
+    }
+
+    fn decrypt(&self, _: &[&[u8]], _: &mut [&mut [u8]]) -> Result<()> {
+        Err(Error::InvalidParameter("a MAC does not decrypt"))
+    }
+
+    fn tag(&self, msgs: &[&[u8]]) -> Result<Vec<Vec<u8>>> {
+        let refs: Vec<&C> = self.ciphers.iter().collect();
+        multistream::omac(&refs, msgs, self.tag_len)
+    }
+
+    fn backend(&self) -> &'static str {
+        self.backend
+    }
+}
