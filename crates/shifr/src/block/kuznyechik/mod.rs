@@ -33,8 +33,8 @@
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
-mod aes_field;
 #[cfg(target_arch = "x86_64")]
+mod aes_field;
 mod algorithm;
 mod soft;
 mod tables;
