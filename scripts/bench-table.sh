@@ -5,6 +5,7 @@
 # arguments go to `shifr bench` (e.g. `--quick` for a trial run). Run it on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/measure-lib.sh
 
 doc=docs/BENCHMARKS.md
 begin='<!-- bench-table:begin -->'
@@ -15,18 +16,7 @@ grep -qx "$begin" "$doc" && grep -qx "$end" "$doc" || {
 }
 
 cargo build --release --quiet -p shifr-cli
-# Wait (up to WAIT_S s, default 600) for the 1-minute load to fall below IDLE per hardware thread
-# (default 0.25), so that the build above and any earlier work have died away.
-limit=$(awk -v i="${IDLE:-0.25}" -v t="$(nproc)" 'BEGIN { print i * t }')
-waited=0
-until awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v m="$limit" 'BEGIN { exit !(l < m) }'; do
-  if [ "$waited" -ge "${WAIT_S:-600}" ]; then
-    echo "bench-table.sh: the load stayed at or above $limit; run it on an idle machine" >&2
-    exit 1
-  fi
-  sleep 5
-  waited=$((waited + 5))
-done
+wait_idle bench-table.sh
 table="$(mktemp)"
 trap 'rm -f "$table" "$table.new"' EXIT
 load_before="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
@@ -51,11 +41,5 @@ cpu="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^
   echo "$end"
 } >"$table.new"
 
-# Replace the marked block, keeping everything around it.
-awk -v begin="$begin" -v end="$end" -v new="$table.new" '
-  $0 == begin { while ((getline line < new) > 0) print line; skip = 1; next }
-  $0 == end { skip = 0; next }
-  !skip { print }
-' "$doc" >"$doc.tmp"
-mv "$doc.tmp" "$doc"
+replace_block "$doc" "$begin" "$end" "$table.new"
 echo "bench-table.sh: $doc updated ($seconds s)"

@@ -10,6 +10,7 @@
 set -euo pipefail
 trap 'echo "dask-throughput.sh: failed at line $LINENO" >&2' ERR
 cd "$(dirname "$0")/.."
+. scripts/measure-lib.sh
 root=$PWD
 small="${SMALL:-1000}"
 large="${LARGE:-3}"
@@ -58,18 +59,7 @@ now() { date +%s.%N; }
 mbs() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.0f", b / s / 1e6 }'; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
-# Wait (up to WAIT_S s, default 600) for the 1-minute load to fall below IDLE per hardware thread
-# (default 0.25), so that the builds above have died away.
-limit=$(awk -v i="${IDLE:-0.25}" -v t="$(nproc)" 'BEGIN { print i * t }')
-waited=0
-until awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v m="$limit" 'BEGIN { exit !(l < m) }'; do
-  if [ "$waited" -ge "${WAIT_S:-600}" ]; then
-    echo "dask-throughput.sh: the load stayed at or above $limit; run it on an idle machine" >&2
-    exit 1
-  fi
-  sleep 5
-  waited=$((waited + 5))
-done
+wait_idle dask-throughput.sh
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # 1. The CLI loop: one `shifr encrypt` per file (every core of the machine per file, its default).
@@ -125,12 +115,7 @@ table="$(mktemp)"
 } >"$table"
 cat "$table"
 if [ "$small" = 1000 ] && [ "$large" = 3 ] && [ "$large_mib" = 200 ]; then
-  awk -v begin="$begin" -v end="$end" -v new="$table" '
-    $0 == begin { while ((getline line < new) > 0) print line; skip = 1; next }
-    $0 == end { skip = 0; next }
-    !skip { print }
-  ' "$doc" >"$doc.tmp"
-  mv "$doc.tmp" "$doc"
+  replace_block "$doc" "$begin" "$end" "$table"
   echo "dask-throughput.sh: $doc updated"
 fi
 rm -f "$table"

@@ -12,20 +12,14 @@
 # matrix takes most of an hour on two cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/measure-lib.sh
 
 all=(tls-table files gost-streams kuznyechik-platforms dump tls)
 studies=("$@")
 [ ${#studies[@]} -gt 0 ] || studies=("${all[@]}")
-wait_s="${WAIT_S:-600}"
-idle_per_thread="${IDLE:-0.25}"
-threads=$(nproc)
 
 cargo build --release --quiet -p shifr-cli
 shifr=target/release/shifr
-
-load1() { cut -d' ' -f1 /proc/loadavg; }
-limit=$(awk -v i="$idle_per_thread" -v t="$threads" 'BEGIN { print i * t }')
-idle() { awk -v l="$(load1)" -v m="$limit" 'BEGIN { exit !(l < m) }'; }
 
 for study in "${studies[@]}"; do
   case "$study" in
@@ -36,15 +30,7 @@ for study in "${studies[@]}"; do
       exit 2
       ;;
   esac
-  waited=0
-  until idle; do
-    if [ "$waited" -ge "$wait_s" ]; then
-      echo "studies.sh: load $(load1) stayed at or above $limit for ${wait_s} s; stopping before $study" >&2
-      exit 1
-    fi
-    sleep 5
-    waited=$((waited + 5))
-  done
+  wait_idle "studies.sh (before $study)"
   before="$(cut -d' ' -f1-3 /proc/loadavg)"
   start=$(date +%s)
   "$shifr" study "$study" "${args[@]}" --out "docs/studies/$study" >/dev/null
