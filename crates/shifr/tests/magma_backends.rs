@@ -21,12 +21,11 @@ type Make<C> = fn(&[u8], SBox, Backend) -> shifr::Result<C>;
 /// The SIMD backends this CPU must offer for Magma, from its features (so that a backend missing
 /// by mistake fails here instead of being skipped).
 fn simd_backends() -> Vec<Backend> {
-    let f = cpu::features();
     let mut v = Vec::new();
-    if f.avx2 {
+    if cpu::has_feature("avx2") {
         v.push(Backend::Avx2);
     }
-    if f.avx512vbmi && Backend::Avx512.is_supported() {
+    if cpu::has_feature("avx512vbmi") && Backend::Avx512.is_supported() {
         v.push(Backend::Avx512);
     }
     // The NEON backend needs only the AArch64 baseline (little-endian lane layout).

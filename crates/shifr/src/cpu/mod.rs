@@ -125,7 +125,7 @@ impl Backend {
 
 /// The CPU features shifr cares about.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Features {
+pub(crate) struct Features {
     pub sse2: bool,
     pub aesni: bool,
     pub pclmulqdq: bool,
@@ -145,9 +145,35 @@ pub struct Features {
 }
 
 /// Detected once per process.
-pub fn features() -> Features {
+pub(crate) fn features() -> Features {
     static DETECTED: OnceLock<Features> = OnceLock::new();
     *DETECTED.get_or_init(detect)
+}
+
+/// Whether this CPU has the instruction-set extension `name` (the names of
+/// `is_x86_feature_detected!`: `sse2`, `ssse3`, `aes`, `pclmulqdq`, `avx2`, `avx512f`, `avx512bw`,
+/// `avx512vl`, `avx512vbmi`, `avx512ifma`, `gfni`, `vaes`, `vpclmulqdq`; on AArch64 `neon`, `aes`,
+/// `pmull`), as shifr detected it. Unknown names are `false`.
+pub fn has_feature(name: &str) -> bool {
+    let f = features();
+    match name {
+        "sse2" => f.sse2,
+        "ssse3" => f.ssse3,
+        "aes" => f.aesni || f.arm_aes,
+        "pclmulqdq" => f.pclmulqdq,
+        "avx2" => f.avx2,
+        "avx512f" => f.avx512f,
+        "avx512bw" => f.avx512bw,
+        "avx512vl" => f.avx512vl,
+        "avx512vbmi" => f.avx512vbmi,
+        "avx512ifma" => f.avx512ifma,
+        "gfni" => f.gfni,
+        "vaes" => f.vaes,
+        "vpclmulqdq" => f.vpclmulqdq,
+        "neon" => f.neon,
+        "pmull" => f.arm_pmull,
+        _ => false,
+    }
 }
 
 #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
