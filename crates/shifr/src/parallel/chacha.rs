@@ -63,59 +63,62 @@ impl Engine {
     }
 }
 
-impl ParallelAead for ChaCha20Poly1305 {
-    type Message = MessageKey;
-    type Sum = Segment;
+/// The steps both ChaCha20 AEADs share once `begin` made the message key: the parts and the
+/// tag are the message key's; a tag of the wrong length fails the constant-time comparison, as in
+/// the single-thread `open`.
+macro_rules! message_key_steps {
+    () => {
+        type Message = MessageKey;
+        type Sum = Segment;
 
-    fn unit(&self) -> usize {
-        CHACHA_BLOCK
-    }
+        fn unit(&self) -> usize {
+            CHACHA_BLOCK
+        }
+
+        fn check_tag_len(&self, _: &[u8]) -> Result<()> {
+            Ok(())
+        }
+
+        fn seal_part(
+            &self,
+            k: &MessageKey,
+            _: usize,
+            offset: usize,
+            part: &mut [u8],
+        ) -> Result<Segment> {
+            k.seal_part(offset, part)
+        }
+
+        fn hash_part(&self, k: &MessageKey, _: usize, _: usize, part: &[u8]) -> Segment {
+            k.hash_part(part)
+        }
+
+        fn decrypt_part(&self, k: &MessageKey, offset: usize, part: &mut [u8]) -> Result<()> {
+            k.decrypt_part(offset, part)
+        }
+
+        fn tag(
+            &self,
+            k: &MessageKey,
+            aad: &[u8],
+            len: usize,
+            sums: &mut [(Segment, usize)],
+        ) -> Result<Tag> {
+            k.tag_of_parts(aad, len, sums)
+        }
+    };
+}
+
+impl ParallelAead for ChaCha20Poly1305 {
+    message_key_steps!();
 
     fn begin(&self, nonce: &[u8], _: &[u8], data: &[u8]) -> Result<MessageKey> {
         MessageKey::new(self.key_bytes(), nonce12(nonce)?, data.len())
     }
-
-    /// A tag of the wrong length fails the constant-time comparison, as in the single-thread `open`.
-    fn check_tag_len(&self, _: &[u8]) -> Result<()> {
-        Ok(())
-    }
-
-    fn seal_part(
-        &self,
-        k: &MessageKey,
-        _: usize,
-        offset: usize,
-        part: &mut [u8],
-    ) -> Result<Segment> {
-        k.seal_part(offset, part)
-    }
-
-    fn hash_part(&self, k: &MessageKey, _: usize, _: usize, part: &[u8]) -> Segment {
-        k.hash_part(part)
-    }
-
-    fn decrypt_part(&self, k: &MessageKey, offset: usize, part: &mut [u8]) -> Result<()> {
-        k.decrypt_part(offset, part)
-    }
-
-    fn tag(
-        &self,
-        k: &MessageKey,
-        aad: &[u8],
-        len: usize,
-        sums: &mut [(Segment, usize)],
-    ) -> Result<Tag> {
-        k.tag_of_parts(aad, len, sums)
-    }
 }
 
 impl ParallelAead for XChaCha20Poly1305 {
-    type Message = MessageKey;
-    type Sum = Segment;
-
-    fn unit(&self) -> usize {
-        CHACHA_BLOCK
-    }
+    message_key_steps!();
 
     /// ChaCha20-Poly1305 under the HChaCha20 subkey (zeroized here; the message key keeps its own
     /// zeroized copy).
@@ -123,38 +126,6 @@ impl ParallelAead for XChaCha20Poly1305 {
         let (subkey, inner) = chacha20::xchacha_subkey(self.key_bytes(), nonce)?;
         let subkey = Zeroizing::new(subkey);
         MessageKey::new(&subkey, &inner, data.len())
-    }
-
-    fn check_tag_len(&self, _: &[u8]) -> Result<()> {
-        Ok(())
-    }
-
-    fn seal_part(
-        &self,
-        k: &MessageKey,
-        _: usize,
-        offset: usize,
-        part: &mut [u8],
-    ) -> Result<Segment> {
-        k.seal_part(offset, part)
-    }
-
-    fn hash_part(&self, k: &MessageKey, _: usize, _: usize, part: &[u8]) -> Segment {
-        k.hash_part(part)
-    }
-
-    fn decrypt_part(&self, k: &MessageKey, offset: usize, part: &mut [u8]) -> Result<()> {
-        k.decrypt_part(offset, part)
-    }
-
-    fn tag(
-        &self,
-        k: &MessageKey,
-        aad: &[u8],
-        len: usize,
-        sums: &mut [(Segment, usize)],
-    ) -> Result<Tag> {
-        k.tag_of_parts(aad, len, sums)
     }
 }
 
