@@ -305,21 +305,12 @@ mod tests {
 /// same key, IV / nonce and AAD (ciphertext and tag), so a peer row is known to do the real work.
 #[cfg(all(test, any(feature = "peer-aws-lc", feature = "peer-ring")))]
 mod differential {
-    use crate::workload::{bench_aad, bench_iv, bench_key, Workload};
-    use shifr::catalog::{self, AlgInfo, Kind, Params};
+    use crate::workload::Workload;
+    use shifr::catalog::{self, AlgInfo, Kind};
 
     /// shifr's one-shot encryption of `input` with stream 0's key and IV: (ciphertext, tag).
     fn shifr_output(alg: &AlgInfo, input: &[u8]) -> (Vec<u8>, Vec<u8>) {
-        let key = bench_key(alg.key_len, 0);
-        let iv = bench_iv(alg.iv.default_len(), 0);
-        let aad = bench_aad();
-        let params = Params {
-            iv: &iv,
-            aad: if alg.kind == Kind::Aead { &aad } else { &[] },
-            nopad: true,
-            ..Params::default()
-        };
-        let out = alg.encrypt(&key, &params, input.to_vec()).unwrap();
+        let out = crate::workload::one_shot(alg, input);
         (out.data, out.tag)
     }
 

@@ -207,6 +207,27 @@ pub fn bench_aad() -> [u8; AAD_LEN] {
     core::array::from_fn(|i| i as u8)
 }
 
+/// The library's one-shot encryption of `input` with stream 0's key, IV and associated data, no
+/// padding: the reference every op test compares with.
+#[cfg(test)]
+pub(crate) fn one_shot(alg: &AlgInfo, input: &[u8]) -> shifr::catalog::Output {
+    let key = bench_key(alg.key_len, 0);
+    let iv = bench_iv(alg.iv.default_len(), 0);
+    let aad = bench_aad();
+    let params = shifr::catalog::Params {
+        iv: &iv,
+        aad: if alg.kind == shifr::catalog::Kind::Aead {
+            &aad
+        } else {
+            &[]
+        },
+        nopad: true,
+        ..shifr::catalog::Params::default()
+    };
+    alg.encrypt(&key, &params, input.to_vec())
+        .expect("the one-shot call takes the bench's key, IV and data")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

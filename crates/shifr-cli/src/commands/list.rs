@@ -23,20 +23,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     ]
     .map(String::from);
     let rows: Vec<[String; 8]> = catalog::all().iter().map(row).collect();
-    let mut widths = [0usize; 7];
-    for r in std::iter::once(&header).chain(&rows) {
-        for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.len());
-        }
-    }
-    let mut out = String::new();
-    for r in std::iter::once(&header).chain(&rows) {
-        for (w, cell) in widths.iter().zip(r) {
-            out.push_str(&format!("{cell:<w$}  "));
-        }
-        out.push_str(&r[7]);
-        out.push('\n');
-    }
+    let mut out = columns(&header, &rows);
     out.push_str(
         "\nSizes in bytes. IV n*z: a GOST R 34.13 register of z blocks (z = 1 is what OpenSSL uses).\n",
     );
@@ -78,17 +65,24 @@ fn backend_plans() -> String {
             ]
         })
         .collect();
-    let mut widths = [0usize; 4];
-    for r in std::iter::once(&header).chain(&rows) {
+    out.push_str(&columns(&header, &rows));
+    out
+}
+
+/// `header` and `rows` as aligned columns, two spaces apart; the last column is not padded.
+fn columns<const N: usize>(header: &[String; N], rows: &[[String; N]]) -> String {
+    let mut widths = [0usize; N];
+    for r in std::iter::once(header).chain(rows) {
         for (w, cell) in widths.iter_mut().zip(r) {
             *w = (*w).max(cell.len());
         }
     }
-    for r in std::iter::once(&header).chain(&rows) {
-        for (w, cell) in widths.iter().zip(r) {
+    let mut out = String::new();
+    for r in std::iter::once(header).chain(rows) {
+        for (w, cell) in widths.iter().zip(r).take(N - 1) {
             out.push_str(&format!("{cell:<w$}  "));
         }
-        out.push_str(&r[4]);
+        out.push_str(&r[N - 1]);
         out.push('\n');
     }
     out
