@@ -17,13 +17,7 @@ pub struct OmacAcpkmAlgorithm<A>(pub A);
 
 impl<A: BlockAlgorithm> MacAlgorithm for CmacAlgorithm<A> {
     fn key(&self, key: &[u8], setup: &Setup) -> Result<Box<dyn Mac>> {
-        let cipher = self.0.key(key, setup.backend)?;
-        Ok(Box::new(Keyed {
-            backend: A::backend(&cipher).name(),
-            cipher,
-            tag_len: setup.tag_len,
-            acpkm: None,
-        }))
+        keyed(&self.0, key, setup, None)
     }
 
     fn key_streams(&self, keys: &[&[u8]], setup: &Setup) -> Result<Option<Box<dyn MultiStream>>> {
@@ -42,22 +36,33 @@ impl<A: BlockAlgorithm> MacAlgorithm for CmacAlgorithm<A> {
 
 impl<A: BlockAlgorithm> MacAlgorithm for OmacAcpkmAlgorithm<A> {
     fn key(&self, key: &[u8], setup: &Setup) -> Result<Box<dyn Mac>> {
-        let cipher = self.0.key(key, setup.backend)?;
-        Ok(Box::new(Keyed {
-            backend: A::backend(&cipher).name(),
-            cipher,
-            tag_len: setup.tag_len,
-            acpkm: Some(Acpkm {
-                key_len: key.len(),
-                section: setup.section,
-                master_section: setup.master_section,
-            }),
-        }))
+        let acpkm = Acpkm {
+            key_len: key.len(),
+            section: setup.section,
+            master_section: setup.master_section,
+        };
+        keyed(&self.0, key, setup, Some(acpkm))
     }
 
     fn key_streams(&self, _: &[&[u8]], _: &Setup) -> Result<Option<Box<dyn MultiStream>>> {
         Ok(None)
     }
+}
+
+/// `alg` keyed with `key` as an OMAC (`acpkm: None`) or OMAC-ACPKM.
+fn keyed<A: BlockAlgorithm>(
+    alg: &A,
+    key: &[u8],
+    setup: &Setup,
+    acpkm: Option<Acpkm>,
+) -> Result<Box<dyn Mac>> {
+    let cipher = alg.key(key, setup.backend)?;
+    Ok(Box::new(Keyed {
+        backend: A::backend(&cipher).name(),
+        cipher,
+        tag_len: setup.tag_len,
+        acpkm,
+    }))
 }
 
 /// OMAC-ACPKM's sizes, in bytes.
