@@ -13,7 +13,7 @@ use shifr::hazmat::block::tdes::{Tdes, BITSLICE_MIN_BLOCKS};
 use shifr::hazmat::block::BlockCipher;
 
 const BLOCK_COUNTS: &[usize] = &[
-    0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1000, 2051,
+    0, 1, 15, 16, 17, 47, 48, 49, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1000, 2051,
 ];
 
 /// The independent reference: one block at a time through RustCrypto.

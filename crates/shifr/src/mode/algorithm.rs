@@ -100,7 +100,35 @@ struct Keyed<C> {
 }
 
 impl<C: KeyInit> Keyed<C> {
+    /// ECB and CTR without an engine, the modes whose short messages cost little more than the
+    /// call itself: straight to their mode function, `None` for everything else. Every entry
+    /// point tries this first and keeps the other modes in out-of-line functions, so that their
+    /// larger frames and mode dispatch are not paid by every short ECB or CTR message.
+    #[inline(always)]
+    fn fast(&self, encrypt: bool, iv: &[u8], data: &mut [u8]) -> Option<Result<()>> {
+        if self.engine.is_some() {
+            return None;
+        }
+        let c = &self.cipher;
+        match self.mode {
+            Mode::Ecb if encrypt => Some(ecb::encrypt(c, data)),
+            Mode::Ecb => Some(ecb::decrypt(c, data)),
+            Mode::Ctr => Some(ctr::apply(c, iv, data)),
+            _ => None,
+        }
+    }
+
+    /// The mode call for one message.
+    #[inline]
     fn apply(&self, encrypt: bool, iv: &[u8], data: &mut [u8]) -> Result<()> {
+        match self.fast(encrypt, iv, data) {
+            Some(r) => r,
+            None => self.apply_general(encrypt, iv, data),
+        }
+    }
+
+    #[inline(never)]
+    fn apply_general(&self, encrypt: bool, iv: &[u8], data: &mut [u8]) -> Result<()> {
         let c = &self.cipher;
         if let Some(e) = &self.engine {
             return match self.mode {
@@ -132,6 +160,34 @@ impl<C: KeyInit> Keyed<C> {
             Mode::Gost89Cnt => gost89::cnt_apply(c, iv, meshing, data),
         }
     }
+
+    #[inline(never)]
+    fn encrypt_chained_general(&self, register: &mut [u8], data: &mut [u8]) -> Result<()> {
+        let c = &self.cipher;
+        match self.mode {
+            // The library's chained calls update the register themselves.
+            Mode::Cbc => cbc::encrypt_chained(c, register, data),
+            Mode::Cfb { segment } => cfb::encrypt_chained(c, register, segment, data),
+            Mode::Ofb => ofb::apply_chained(c, register, data),
+            Mode::Gost89Cfb => {
+                gost89::cfb_encrypt(c, register, KeyMeshing::CryptoPro, data)?;
+                shift_in(register, data);
+                Ok(())
+            }
+            _ => self.apply_general(true, register, data),
+        }
+    }
+
+    #[inline(never)]
+    fn decrypt_chained_general(&self, register: &mut [u8], data: &mut [u8]) -> Result<()> {
+        match self.mode {
+            Mode::Cbc | Mode::Cfb { .. } | Mode::Gost89Cfb => {
+                carry_input(register, data, |r, d| self.apply(false, r, d))
+            }
+            Mode::Ofb => ofb::apply_chained(&self.cipher, register, data),
+            _ => self.apply_general(false, register, data),
+        }
+    }
 }
 
 impl<C: KeyInit> Cipher for Keyed<C> {
@@ -144,28 +200,16 @@ impl<C: KeyInit> Cipher for Keyed<C> {
     }
 
     fn encrypt_chained(&self, register: &mut [u8], data: &mut [u8]) -> Result<()> {
-        let c = &self.cipher;
-        match self.mode {
-            // The library's chained calls update the register themselves.
-            Mode::Cbc => cbc::encrypt_chained(c, register, data),
-            Mode::Cfb { segment } => cfb::encrypt_chained(c, register, segment, data),
-            Mode::Ofb => ofb::apply_chained(c, register, data),
-            Mode::Gost89Cfb => {
-                gost89::cfb_encrypt(c, register, KeyMeshing::CryptoPro, data)?;
-                shift_in(register, data);
-                Ok(())
-            }
-            _ => self.apply(true, register, data),
+        match self.fast(true, register, data) {
+            Some(r) => r,
+            None => self.encrypt_chained_general(register, data),
         }
     }
 
     fn decrypt_chained(&self, register: &mut [u8], data: &mut [u8]) -> Result<()> {
-        match self.mode {
-            Mode::Cbc | Mode::Cfb { .. } | Mode::Gost89Cfb => {
-                carry_input(register, data, |r, d| self.apply(false, r, d))
-            }
-            Mode::Ofb => ofb::apply_chained(&self.cipher, register, data),
-            _ => self.apply(false, register, data),
+        match self.fast(false, register, data) {
+            Some(r) => r,
+            None => self.decrypt_chained_general(register, data),
         }
     }
 

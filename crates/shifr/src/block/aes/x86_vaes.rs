@@ -199,6 +199,11 @@ fn run_blocks<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8])
 
 #[target_feature(enable = "avx2,vaes,aes")]
 fn run_y256<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
+    let blocks = data.len() / 16;
+    if blocks <= 2 * REGS + 1 {
+        short_y256::<DEC>(keys, rounds, data);
+        return;
+    }
     let rk: [__m256i; MAX_ROUND_KEYS] =
         core::array::from_fn(|i| _mm256_broadcastsi128_si256(load128(&keys[i])));
     let mut groups = data.chunks_exact_mut(32 * REGS);
@@ -210,6 +215,98 @@ fn run_y256<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
         group_y256::<DEC, 1>(&rk, rounds, pair);
     }
     run_blocks::<DEC>(keys, rounds, pairs.into_remainder());
+}
+
+/// Up to `2 * REGS + 1` blocks in one interleaved pass: a call this short is mostly set-up, so
+/// every register (and an odd last block, on the 128-bit form) runs through the rounds together
+/// and each round key is broadcast from memory as its round comes, instead of first filling a
+/// table of all fifteen broadcast keys.
+#[inline]
+#[target_feature(enable = "avx2,vaes,aes")]
+fn short_y256<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
+    let blocks = data.len() / 16;
+    let data = &mut data[..16 * blocks];
+    macro_rules! pass {
+        ($n:literal) => {
+            if blocks % 2 == 1 {
+                pass_y256::<DEC, $n, true>(keys, rounds, data)
+            } else {
+                pass_y256::<DEC, $n, false>(keys, rounds, data)
+            }
+        };
+    }
+    match blocks / 2 {
+        0 => run_blocks::<DEC>(keys, rounds, data),
+        1 => pass!(1),
+        2 => pass!(2),
+        3 => pass!(3),
+        4 => pass!(4),
+        5 => pass!(5),
+        6 => pass!(6),
+        7 => pass!(7),
+        _ => pass!(8),
+    }
+}
+
+/// `N` registers of two blocks each and, if `ODD`, one more block in a 128-bit register (`chunk`
+/// is `32 * N + 16 * ODD` bytes), rounds interleaved, round keys broadcast from `keys` per round.
+#[inline]
+#[target_feature(enable = "avx2,vaes,aes")]
+fn pass_y256<const DEC: bool, const N: usize, const ODD: bool>(
+    keys: &RoundKeys,
+    rounds: usize,
+    chunk: &mut [u8],
+) {
+    let (pairs, last) = chunk.split_at_mut(32 * N);
+    let k0 = load128(&keys[0]);
+    let k0y = _mm256_broadcastsi128_si256(k0);
+    let mut s: [__m256i; N] = core::array::from_fn(|i| {
+        // SAFETY: `pairs` holds 32 * N bytes, so bytes 32i..32i+32 are readable; unaligned load.
+        let v = unsafe { _mm256_loadu_si256(pairs.as_ptr().add(32 * i).cast()) };
+        _mm256_xor_si256(v, k0y)
+    });
+    let mut t = if ODD {
+        _mm_xor_si128(load128(last), k0)
+    } else {
+        _mm_setzero_si128()
+    };
+    for k in &keys[1..rounds] {
+        let k = load128(k);
+        let ky = _mm256_broadcastsi128_si256(k);
+        for v in s.iter_mut() {
+            *v = if DEC {
+                _mm256_aesdec_epi128(*v, ky)
+            } else {
+                _mm256_aesenc_epi128(*v, ky)
+            };
+        }
+        if ODD {
+            t = if DEC {
+                _mm_aesdec_si128(t, k)
+            } else {
+                _mm_aesenc_si128(t, k)
+            };
+        }
+    }
+    let k = load128(&keys[rounds]);
+    let ky = _mm256_broadcastsi128_si256(k);
+    for (i, v) in s.iter().enumerate() {
+        let out = if DEC {
+            _mm256_aesdeclast_epi128(*v, ky)
+        } else {
+            _mm256_aesenclast_epi128(*v, ky)
+        };
+        // SAFETY: bytes 32i..32i+32 of `pairs` are writable; unaligned store.
+        unsafe { _mm256_storeu_si256(pairs.as_mut_ptr().add(32 * i).cast(), out) };
+    }
+    if ODD {
+        let out = if DEC {
+            _mm_aesdeclast_si128(t, k)
+        } else {
+            _mm_aesenclast_si128(t, k)
+        };
+        store128(last, out);
+    }
 }
 
 /// `N` registers of two blocks each (`chunk` is 32 * N bytes), rounds interleaved.
@@ -362,10 +459,81 @@ fn keystream_regs<const N: usize, const LOW64: bool>(
     s
 }
 
+/// [`keystream_regs`] with each round key broadcast from `keys` as its round comes: for a short
+/// call, which would otherwise first fill a table of all fifteen broadcast keys.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vaes")]
+fn keystream_regs_mem<const N: usize, const LOW64: bool>(
+    keys: &RoundKeys,
+    rounds: usize,
+    ctr: __m512i,
+) -> [__m512i; N] {
+    let k0 = _mm512_broadcast_i32x4(load128(&keys[0]));
+    let mut s: [__m512i; N] = core::array::from_fn(|i| {
+        let c = advance::<LOW64>(ctr, 4 * i as i32, false);
+        _mm512_xor_si512(reverse_lanes(c), k0)
+    });
+    for k in &keys[1..rounds] {
+        let k = _mm512_broadcast_i32x4(load128(k));
+        for v in s.iter_mut() {
+            *v = _mm512_aesenc_epi128(*v, k);
+        }
+    }
+    let k = _mm512_broadcast_i32x4(load128(&keys[rounds]));
+    for v in s.iter_mut() {
+        *v = _mm512_aesenclast_epi128(*v, k);
+    }
+    s
+}
+
+/// Longest message [`ctr_z512`] encrypts in one interleaved pass of [`keystream_regs_mem`].
+const SHORT_CTR_MAX: usize = 4 * 64;
+
+/// [`ctr_z512`] for at most [`SHORT_CTR_MAX`] bytes: `N` registers of key stream in one pass,
+/// XORed in with masked loads and stores (the key stream never leaves the registers).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vaes")]
+fn ctr_short_z512<const N: usize, const LOW64: bool>(
+    keys: &RoundKeys,
+    rounds: usize,
+    ctr: __m512i,
+    data: &mut [u8],
+) {
+    let ks = keystream_regs_mem::<N, LOW64>(keys, rounds, ctr);
+    for (part, k) in data.chunks_mut(64).zip(ks) {
+        let mask = if part.len() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << part.len()) - 1
+        };
+        // SAFETY: only the bytes selected by `mask`, all inside `part`, are read and written;
+        // masked-off bytes are neither accessed nor faulted on.
+        unsafe {
+            let d = _mm512_maskz_loadu_epi8(mask, part.as_ptr().cast());
+            _mm512_mask_storeu_epi8(part.as_mut_ptr().cast(), mask, _mm512_xor_si512(d, k));
+        }
+    }
+}
+
 /// XORs the key stream from the counter block `first` into `data` (any length); see
 /// [`advance`] for the two counter steps.
 #[target_feature(enable = "avx512f,avx512bw,vaes,aes")]
 fn ctr_z512<const LOW64: bool>(keys: &RoundKeys, rounds: usize, first: &[u8; 16], data: &mut [u8]) {
+    if data.len() <= SHORT_CTR_MAX {
+        let ctr = advance::<LOW64>(
+            reverse_lanes(_mm512_broadcast_i32x4(load128(first))),
+            0,
+            true,
+        );
+        match data.len().div_ceil(64) {
+            0 => {}
+            1 => ctr_short_z512::<1, LOW64>(keys, rounds, ctr, data),
+            2 => ctr_short_z512::<2, LOW64>(keys, rounds, ctr, data),
+            3 => ctr_short_z512::<3, LOW64>(keys, rounds, ctr, data),
+            _ => ctr_short_z512::<4, LOW64>(keys, rounds, ctr, data),
+        }
+        return;
+    }
     let rk: [__m512i; MAX_ROUND_KEYS] =
         core::array::from_fn(|i| _mm512_broadcast_i32x4(load128(&keys[i])));
     let base = reverse_lanes(_mm512_broadcast_i32x4(load128(first)));

@@ -40,8 +40,12 @@ use soft::Schedule;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 /// Calls (or multi-stream calls) with at least this many blocks use the constant-time bitsliced
-/// path; below it a 64-block batch would cost more than the table DES for the few blocks.
-pub const BITSLICE_MIN_BLOCKS: usize = 16;
+/// path; below it one bitsliced batch costs more than the table DES for the few blocks. A batch
+/// costs about the same on every width (64 lanes portable, 256 AVX2, 512 AVX-512: 8-10 us on an
+/// AMD Zen 4, `shifr bench --alg des-ede3-ecb --backend B` at 128 B-2 KiB), the table DES about
+/// 0.13 us a block, so they break even near 60 blocks; 48 keeps a margin for CPUs whose tables are
+/// slower.
+pub const BITSLICE_MIN_BLOCKS: usize = 48;
 
 /// The backends 3DES offers besides the portable one.
 const OFFERED: &[Backend] = &[Backend::Avx2, Backend::Avx512];
