@@ -24,8 +24,8 @@ pub struct Probe {
 }
 
 /// What `shifr tune` measures: the choices the library's primitives consult (bulk for each; short
-/// calls for AES and 3DES, whose narrow paths share the wide path's keys; chains for Magma, whose
-/// one-lane kernel competes with its portable rounds). Bulk probes come before the short probes
+/// calls for AES, 3DES and Magma, whose narrow paths share the wide path's keys; chains for Magma,
+/// whose one-lane kernel competes with its portable rounds). Bulk probes come before the short probes
 /// of the same primitive, which compare against the bulk winner.
 pub const PROBES: &[Probe] = &[
     Probe {
@@ -57,6 +57,12 @@ pub const PROBES: &[Probe] = &[
         work: Work::Bulk,
         algorithm: "magma-ctr",
         sizes: &[16384],
+    },
+    Probe {
+        primitive: Primitive::Magma,
+        work: Work::Short,
+        algorithm: "magma-ecb",
+        sizes: &[8, 16, 32, 64, 128],
     },
     Probe {
         primitive: Primitive::Magma,

@@ -61,7 +61,7 @@ impl Primitive {
     pub fn works(self) -> &'static [Work] {
         match self {
             Primitive::Aes | Primitive::Tdes => &[Work::Bulk, Work::Short],
-            Primitive::Magma => &[Work::Bulk, Work::Chain],
+            Primitive::Magma => &[Work::Bulk, Work::Short, Work::Chain],
             Primitive::Kuznyechik | Primitive::ChaCha20 => &[Work::Bulk],
         }
     }

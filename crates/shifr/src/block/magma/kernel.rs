@@ -71,17 +71,23 @@ impl Kernel {
         cpu::plan(Primitive::Magma, offered())
     }
 
-    /// The plan's bulk kernel, and whether single-stream chains run on the portable rounds (the
-    /// plan's chain backend is portable, or the kernel has no one-lane chain: only AVX-512 has).
-    /// A forced backend runs everything, chains included, on its own kernel, as `with_backend`.
-    pub(crate) fn planned() -> (Kernel, bool) {
+    /// The plan's bulk kernel; whether single-stream chains run on the portable rounds (the
+    /// plan's chain backend is portable, or the kernel has no one-lane chain: only AVX-512 has);
+    /// and the longest block call that runs on the portable rounds instead of the kernel (the
+    /// plan's short calls, when they are portable; 0: none). A forced backend runs everything,
+    /// chains and short calls included, on its own kernel, as `with_backend`.
+    pub(crate) fn planned() -> (Kernel, bool, usize) {
         let plan = Kernel::plan();
         let kernel = Kernel::build(plan.bulk).unwrap_or(Kernel::Portable);
         let chain_portable = match plan.reason {
             Reason::Forced => kernel == Kernel::Portable,
             _ => plan.chain == Backend::Portable || !kernel.has_chain_kernel(),
         };
-        (kernel, chain_portable)
+        let short_portable_max = match plan.short {
+            Backend::Portable if plan.reason != Reason::Forced => plan.short_max,
+            _ => 0,
+        };
+        (kernel, chain_portable, short_portable_max)
     }
 
     /// Whether the kernel has a one-lane feedback kernel for single-stream chains. Without one, a

@@ -128,21 +128,28 @@ impl Magma {
 
     /// The Magma conventions with another S-box set.
     pub fn with_sbox(key: &[u8], sbox: SBox) -> Result<Magma> {
-        let (kernel, chain_portable) = Kernel::planned();
-        Magma::build(key, sbox, kernel, chain_portable)
+        let (kernel, chain_portable, short_portable_max) = Kernel::planned();
+        Magma::build(key, sbox, kernel, chain_portable, short_portable_max)
     }
 
     /// Forces a backend (`Portable`, `Avx2`, `Avx512`, `Neon`); [`Error::BackendUnavailable`] if Magma or this
     /// CPU lacks it.
     pub fn with_backend(key: &[u8], sbox: SBox, backend: Backend) -> Result<Magma> {
-        Magma::build(key, sbox, Kernel::with_backend(backend)?, false)
+        Magma::build(key, sbox, Kernel::with_backend(backend)?, false, 0)
     }
 
-    fn build(key: &[u8], sbox: SBox, kernel: Kernel, chain_portable: bool) -> Result<Magma> {
+    fn build(
+        key: &[u8],
+        sbox: SBox,
+        kernel: Kernel,
+        chain_portable: bool,
+        short_portable_max: usize,
+    ) -> Result<Magma> {
         let key = key_array(key)?;
         let mut keys = round_keys(key);
-        let core =
-            Core::new(keys, sbox, Layout::BigEndian, kernel).with_portable_chain(chain_portable);
+        let core = Core::new(keys, sbox, Layout::BigEndian, kernel)
+            .with_portable_chain(chain_portable)
+            .with_portable_short(short_portable_max);
         zeroize::Zeroize::zeroize(&mut keys);
         Ok(Magma { core })
     }
@@ -232,25 +239,32 @@ pub struct Gost28147 {
 impl Gost28147 {
     /// The cipher with the given S-box set. The key must be 32 bytes.
     pub fn new(key: &[u8], sbox: SBox) -> Result<Gost28147> {
-        let (kernel, chain_portable) = Kernel::planned();
-        Gost28147::build(key, sbox, kernel, chain_portable)
+        let (kernel, chain_portable, short_portable_max) = Kernel::planned();
+        Gost28147::build(key, sbox, kernel, chain_portable, short_portable_max)
     }
 
     /// Forces a backend (`Portable`, `Avx2`, `Avx512`); [`Error::BackendUnavailable`] if this CPU
     /// lacks it.
     pub fn with_backend(key: &[u8], sbox: SBox, backend: Backend) -> Result<Gost28147> {
-        Gost28147::build(key, sbox, Kernel::with_backend(backend)?, false)
+        Gost28147::build(key, sbox, Kernel::with_backend(backend)?, false, 0)
     }
 
-    fn build(key: &[u8], sbox: SBox, kernel: Kernel, chain_portable: bool) -> Result<Gost28147> {
+    fn build(
+        key: &[u8],
+        sbox: SBox,
+        kernel: Kernel,
+        chain_portable: bool,
+        short_portable_max: usize,
+    ) -> Result<Gost28147> {
         let key = key_array(key)?;
         let mut words = [0u32; 8];
         for (w, c) in words.iter_mut().zip(key.chunks_exact(4)) {
             *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         }
         let mut keys = schedule(&words);
-        let core =
-            Core::new(keys, sbox, Layout::Gost89, kernel).with_portable_chain(chain_portable);
+        let core = Core::new(keys, sbox, Layout::Gost89, kernel)
+            .with_portable_chain(chain_portable)
+            .with_portable_short(short_portable_max);
         zeroize::Zeroize::zeroize(&mut words);
         zeroize::Zeroize::zeroize(&mut keys);
         Ok(Gost28147 { core })
@@ -351,6 +365,40 @@ mod tests {
 
     // Records from /work/shared/vectors/gost.txt (RFC 8891 Appendix A; GOST R 34.13-2015 A.2.1).
     const KEY: &str = "ffeeddccbbaa99887766554433221100f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+    /// A plan that sends short block calls to the portable rounds, under every SIMD kernel this
+    /// CPU has, gives the portable backend's bytes on both sides of the bound, both ways, for
+    /// Magma and GOST 28147-89.
+    #[test]
+    fn short_calls_on_the_portable_rounds_match_portable() {
+        let key: Vec<u8> = (0u8..32).map(|i| i.wrapping_mul(53) ^ 0xa7).collect();
+        let simd: Vec<Kernel> = [Backend::Avx2, Backend::Avx512, Backend::Neon]
+            .into_iter()
+            .filter_map(|b| Kernel::with_backend(b).ok())
+            .collect();
+        let magma_ref = Magma::with_backend(&key, SBox::Tc26Z, Backend::Portable).unwrap();
+        let gost_ref = Gost28147::with_backend(&key, SBox::CryptoProA, Backend::Portable).unwrap();
+        for kernel in simd {
+            for bound in [8, 32, 64] {
+                let magma = Magma::build(&key, SBox::Tc26Z, kernel, false, bound).unwrap();
+                let gost = Gost28147::build(&key, SBox::CryptoProA, kernel, false, bound).unwrap();
+                for blocks in 0..=12 {
+                    let data: Vec<u8> = (0..blocks * 8).map(|i| (i * 13 + bound) as u8).collect();
+                    let pairs: [(&dyn BlockCipher, &dyn BlockCipher); 2] =
+                        [(&magma, &magma_ref), (&gost, &gost_ref)];
+                    for (ours, reference) in pairs {
+                        let mut expected = data.clone();
+                        reference.encrypt_blocks(&mut expected);
+                        let mut got = data.clone();
+                        ours.encrypt_blocks(&mut got);
+                        assert_eq!(got, expected, "{kernel:?} bound {bound} {blocks} blocks");
+                        ours.decrypt_blocks(&mut got);
+                        assert_eq!(got, data, "{kernel:?} bound {bound} {blocks} blocks back");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn transform_t_matches_rfc8891_a1() {
@@ -605,7 +653,7 @@ mod tests {
                 continue;
             };
             for chain_portable in [false, true] {
-                let m = Magma::build(&key, SBox::Tc26Z, kernel, chain_portable).unwrap();
+                let m = Magma::build(&key, SBox::Tc26Z, kernel, chain_portable, 0).unwrap();
                 for kind in [0usize, 1, 3] {
                     let mut expected = data.clone();
                     reference_chain(&reference, kind, iv, &mut expected);

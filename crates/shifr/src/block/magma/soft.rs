@@ -114,6 +114,9 @@ pub(crate) struct Core {
     /// Single-stream chains run on the portable rounds ([`Core::portable_chain`]), not on the
     /// kernel's one-lane chain (the CPU's plan).
     chain_portable: bool,
+    /// Block calls of at most this many bytes run on the portable rounds, not the kernel (the
+    /// CPU's plan for short calls; 0: none).
+    short_portable_max: usize,
 }
 
 impl Core {
@@ -132,7 +135,14 @@ impl Core {
             sbox,
             kernel,
             chain_portable: kernel == Kernel::Portable,
+            short_portable_max: 0,
         }
+    }
+
+    /// Sends block calls of at most `max` bytes to the portable rounds.
+    pub(crate) fn with_portable_short(mut self, max: usize) -> Core {
+        self.short_portable_max = max;
+        self
     }
 
     /// Sets whether single-stream chains run on the portable rounds.
@@ -217,16 +227,35 @@ impl Core {
         self.run(true, data);
     }
 
+    /// Whether a block call is longer than the plan's short calls, so its kernel runs it.
+    #[cfg_attr(
+        not(any(
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        )),
+        allow(dead_code)
+    )]
+    fn wide(&self, data: &[u8]) -> bool {
+        data.len() > self.short_portable_max
+    }
+
     fn run(&self, decrypt: bool, data: &mut [u8]) {
+        // Short calls (the plan's bound) and the portable kernel take the portable rounds.
         match self.kernel {
-            Kernel::Portable if decrypt => self.process(&self.decrypt_keys, data),
-            Kernel::Portable => self.process(&self.encrypt_keys, data),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Simd(s) => s.blocks(&self.words, self.nibbles, self.layout, decrypt, data),
+            Kernel::Simd(s) if self.wide(data) => {
+                s.blocks(&self.words, self.nibbles, self.layout, decrypt, data)
+            }
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Kernel::Neon if decrypt => super::aarch64_neon::decrypt_blocks(self, self.layout, data),
+            Kernel::Neon if self.wide(data) && decrypt => {
+                super::aarch64_neon::decrypt_blocks(self, self.layout, data)
+            }
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Kernel::Neon => super::aarch64_neon::encrypt_blocks(self, self.layout, data),
+            Kernel::Neon if self.wide(data) => {
+                super::aarch64_neon::encrypt_blocks(self, self.layout, data)
+            }
+            _ if decrypt => self.process(&self.decrypt_keys, data),
+            _ => self.process(&self.encrypt_keys, data),
         }
     }
 
