@@ -8,3 +8,4 @@ pub mod markdown;
 pub mod merge;
 pub mod plot;
 pub mod table;
+pub mod versus;

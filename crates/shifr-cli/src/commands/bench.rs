@@ -181,6 +181,11 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             debug_warning();
             return Ok(ExitCode::SUCCESS);
         }
+        let versus = report::versus::render(&rows);
+        if !versus.is_empty() {
+            out.write_all(versus.as_bytes())?;
+            writeln!(out)?;
+        }
         out.write_all(report::table::render(&rows).as_bytes())?;
         writeln!(out)?;
         writeln!(
