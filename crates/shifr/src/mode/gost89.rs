@@ -22,6 +22,7 @@
 //! lookups, if any, are those of the underlying block cipher.
 
 use crate::block::{Chain, KeyInit};
+use crate::stream::chacha20::wipe;
 use crate::{Error, Result};
 use zeroize::Zeroize;
 
@@ -185,6 +186,8 @@ pub struct Gost89Cfb<'a, C: KeyInit> {
     /// Bytes of `gamma` already used; `BLOCK` when a new gamma block is needed.
     pos: usize,
     batch: [u8; BATCH_BLOCKS * BLOCK],
+    /// Bytes of `batch` ever written (wiped on drop).
+    batch_dirty: usize,
 }
 
 impl<'a, C: KeyInit> Gost89Cfb<'a, C> {
@@ -197,6 +200,7 @@ impl<'a, C: KeyInit> Gost89Cfb<'a, C> {
             gamma: [0; BLOCK],
             pos: BLOCK,
             batch: [0; BATCH_BLOCKS * BLOCK],
+            batch_dirty: 0,
         })
     }
 
@@ -257,6 +261,7 @@ impl<'a, C: KeyInit> Gost89Cfb<'a, C> {
                 .min(self.sections.blocks_left());
             let len = blocks * BLOCK;
             let (chunk, tail) = rest.split_at_mut(len);
+            self.batch_dirty = self.batch_dirty.max(len);
             self.batch[..BLOCK].copy_from_slice(&self.register);
             self.batch[BLOCK..len].copy_from_slice(&chunk[..len - BLOCK]);
             self.register.copy_from_slice(&chunk[len - BLOCK..]);
@@ -296,9 +301,11 @@ impl<'a, C: KeyInit> Gost89Cfb<'a, C> {
 
 impl<C: KeyInit> Drop for Gost89Cfb<'_, C> {
     fn drop(&mut self) {
-        self.register.zeroize();
-        self.gamma.zeroize();
-        self.batch.zeroize();
+        // Wide stores, and only as far as written: a short message's stream must not pay for
+        // wiping a whole batch one volatile byte at a time.
+        wipe(&mut self.register);
+        wipe(&mut self.gamma);
+        wipe(&mut self.batch[..self.batch_dirty]);
     }
 }
 
@@ -314,6 +321,8 @@ pub struct Gost89Cnt<'a, C: KeyInit> {
     state: [u8; BLOCK],
     started: bool,
     keystream: [u8; BATCH_BLOCKS * BLOCK],
+    /// Bytes of `keystream` ever written (wiped on drop).
+    dirty: usize,
     /// Valid bytes in `keystream` and how many of them are used.
     filled: usize,
     pos: usize,
@@ -328,6 +337,7 @@ impl<'a, C: KeyInit> Gost89Cnt<'a, C> {
             state: read_iv(iv)?,
             started: false,
             keystream: [0; BATCH_BLOCKS * BLOCK],
+            dirty: 0,
             filled: 0,
             pos: 0,
         })
@@ -379,6 +389,7 @@ impl<'a, C: KeyInit> Gost89Cnt<'a, C> {
             .encrypt_blocks(&mut self.keystream[..blocks * BLOCK]);
         self.sections.record(blocks);
         self.filled = blocks * BLOCK;
+        self.dirty = self.dirty.max(self.filled);
         self.pos = 0;
         Ok(())
     }
@@ -386,8 +397,9 @@ impl<'a, C: KeyInit> Gost89Cnt<'a, C> {
 
 impl<C: KeyInit> Drop for Gost89Cnt<'_, C> {
     fn drop(&mut self) {
-        self.state.zeroize();
-        self.keystream.zeroize();
+        // As in `Gost89Cfb`: wide stores, only as far as written.
+        wipe(&mut self.state);
+        wipe(&mut self.keystream[..self.dirty]);
     }
 }
 
