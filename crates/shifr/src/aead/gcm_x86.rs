@@ -19,6 +19,7 @@
 //! Constant-time: AES rounds, carry-less multiplies, shuffles and XORs only; the one branch in the
 //! key setup depends on nothing secret (the carry of `H << 1` is applied with a mask).
 
+use super::gcm::PreCounter;
 use crate::x86_u128::{to_u128, to_vec};
 use core::arch::x86_64::{
     __m128i, __m512i, _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
@@ -27,8 +28,8 @@ use core::arch::x86_64::{
     _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_set_epi32, _mm512_set_epi64,
     _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_shuffle_epi8, _mm512_storeu_si512,
     _mm512_xor_si512, _mm512_zextsi128_si512, _mm_aesenc_si128, _mm_aesenclast_si128,
-    _mm_clmulepi64_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_shuffle_epi32, _mm_shuffle_epi8,
-    _mm_storeu_si128, _mm_xor_si128,
+    _mm_clmulepi64_si128, _mm_loadu_si128, _mm_or_si128, _mm_set_epi32, _mm_set_epi64x,
+    _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -40,8 +41,6 @@ pub(super) const GROUP_BLOCKS: usize = 32;
 const POWERS_LEN: usize = GROUP_BLOCKS + 3;
 /// 512-bit registers per iteration.
 const REGS: usize = GROUP_BLOCKS / 4;
-/// Most AES round keys (AES-256).
-const MAX_ROUND_KEYS: usize = 15;
 
 /// `x^-1`-free reduction constant: bits 127, 126, 121 and 0 of the natural reading (p* - x^128).
 const POLY: u128 = 0xc200_0000_0000_0000_0000_0000_0000_0001;
@@ -82,13 +81,13 @@ impl StitchKey {
     }
 
     /// CTR-encrypts the whole 32-block groups of `data` in place with the inc32 counters from
-    /// `first` (AES round keys `keys[..=rounds]` of a 512-bit VAES key) and folds the ciphertext
-    /// into the GHASH state `y` (wire order). Returns the bytes processed.
+    /// `inc32(j0)` (AES round keys `keys[..=rounds]` of a 512-bit VAES key) and folds the
+    /// ciphertext into the GHASH state `y` (wire order). Returns the bytes processed.
     pub(super) fn seal(
         &self,
         keys: &[[u8; 16]],
         rounds: usize,
-        first: &[u8; 16],
+        j0: PreCounter<'_>,
         y: &mut [u8; 16],
         data: &mut [u8],
     ) -> usize {
@@ -98,7 +97,7 @@ impl StitchKey {
             return 0;
         }
         // SAFETY: a `StitchKey` exists only if the CPU has every feature the loop enables.
-        unsafe { seal_groups(keys, rounds, first, &self.powers, y, &mut data[..whole]) };
+        unsafe { seal_groups(keys, rounds, j0, &self.powers, y, &mut data[..whole]) };
         whole
     }
 
@@ -119,11 +118,11 @@ impl StitchKey {
         &self,
         keys: &[[u8; 16]],
         rounds: usize,
-        j0: &[u8; 16],
+        j0: PreCounter<'_>,
         tail: Tail<'_>,
     ) -> Option<[u8; 16]> {
         if !Self::fits_finish(tail.aad.len(), tail.text.len())
-            || rounds >= MAX_ROUND_KEYS
+            || !matches!(rounds, 10 | 12 | 14)
             || keys.len() <= rounds
         {
             return None;
@@ -296,15 +295,15 @@ fn round_fence(s: &mut [__m512i; REGS], acc: &mut [__m512i; 3]) {
 fn seal_groups(
     keys: &[[u8; 16]],
     rounds: usize,
-    first: &[u8; 16],
+    j0: PreCounter<'_>,
     powers: &[u128; POWERS_LEN],
     state: &mut [u8; 16],
     data: &mut [u8],
 ) {
     match rounds {
-        10 => seal_rounds::<10>(keys, first, powers, state, data),
-        12 => seal_rounds::<12>(keys, first, powers, state, data),
-        _ => seal_rounds::<14>(keys, first, powers, state, data),
+        10 => seal_rounds::<10>(keys, j0, powers, state, data),
+        12 => seal_rounds::<12>(keys, j0, powers, state, data),
+        _ => seal_rounds::<14>(keys, j0, powers, state, data),
     }
 }
 
@@ -313,7 +312,7 @@ fn seal_groups(
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
 fn seal_rounds<const R: usize>(
     keys: &[[u8; 16]],
-    first: &[u8; 16],
+    j0: PreCounter<'_>,
     powers: &[u128; POWERS_LEN],
     state: &mut [u8; 16],
     data: &mut [u8],
@@ -328,16 +327,12 @@ fn seal_rounds<const R: usize>(
         unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
     });
     let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
-    // SAFETY: `state` and `first` are 16 readable bytes; unaligned loads.
-    let (mut y, first) = unsafe {
-        (
-            _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse),
-            _mm_loadu_si128(first.as_ptr().cast()),
-        )
-    };
+    // SAFETY: `state` is 16 readable bytes; unaligned load.
+    let mut y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse) };
+    // Counters inc32^(1 + lane)(J0), byte-reversed so that inc32 is a 32-bit lane add.
     let mut ctr = _mm512_add_epi32(
-        reverse_lanes(_mm512_broadcast_i32x4(first)),
-        lane_counter(0, true),
+        reverse_lanes(_mm512_broadcast_i32x4(load_j0(j0))),
+        lane_counter(1, true),
     );
     let mut groups = data.chunks_exact_mut(16 * GROUP_BLOCKS);
     let Some(head) = groups.next() else {
@@ -433,16 +428,33 @@ fn broadcast_key(k: &[u8; 16]) -> __m512i {
     _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(k.as_ptr().cast()) })
 }
 
-/// The round keys broadcast to every lane (read in place, not copied: a copy would need wiping);
-/// zero past the last one.
+/// A round key as an SSE register.
 #[inline]
-#[target_feature(enable = "avx512f")]
-fn broadcast_keys(keys: &[[u8; 16]]) -> [__m512i; MAX_ROUND_KEYS] {
-    core::array::from_fn(|i| match keys.get(i) {
-        // SAFETY: `k` is 16 readable bytes; unaligned load.
-        Some(k) => _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(k.as_ptr().cast()) }),
-        None => _mm512_setzero_si512(),
-    })
+#[target_feature(enable = "sse2")]
+fn load_key(k: &[u8; 16]) -> __m128i {
+    // SAFETY: `k` is 16 readable bytes; unaligned load.
+    unsafe { _mm_loadu_si128(k.as_ptr().cast()) }
+}
+
+/// J0 in a register: from a 96-bit IV, `IV || 0^31 || 1` assembled from a masked load of the IV
+/// (a 16-byte load of a J0 that was just written to memory piece by piece would wait for those
+/// stores to reach the cache: a load is forwarded only from one store that covers it).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn load_j0(j0: PreCounter<'_>) -> __m128i {
+    match j0 {
+        PreCounter::Iv96(iv) => {
+            // SAFETY: the mask selects the 12 bytes of `iv`, which are readable; nothing else is
+            // read.
+            let iv = unsafe { _mm512_maskz_loadu_epi8(0x0fff, iv.as_ptr().cast()) };
+            _mm_or_si128(
+                _mm512_castsi512_si128(iv),
+                _mm_set_epi32(0x0100_0000, 0, 0, 0),
+            )
+        }
+        // SAFETY: `b` is 16 readable bytes; unaligned load.
+        PreCounter::Block(b) => unsafe { _mm_loadu_si128(b.as_ptr().cast()) },
+    }
 }
 
 /// Byte mask selecting the first `min(len, 64)` bytes of a 64-byte chunk.
@@ -473,26 +485,22 @@ fn powers_from(powers: &[u128; POWERS_LEN], e: usize) -> __m512i {
 fn finish_message<const ENCRYPT: bool>(
     keys: &[[u8; 16]],
     rounds: usize,
-    j0: &[u8; 16],
+    j0: PreCounter<'_>,
     powers: &[u128; POWERS_LEN],
     tail: Tail<'_>,
 ) -> [u8; 16] {
-    let rk = broadcast_keys(keys);
     let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
-    // SAFETY: `j0` and `tail.state` are 16 readable bytes; unaligned loads.
-    let (j0v, y) = unsafe {
-        (
-            _mm_loadu_si128(j0.as_ptr().cast()),
-            _mm_shuffle_epi8(_mm_loadu_si128(tail.state.as_ptr().cast()), reverse),
-        )
-    };
+    let j0v = load_j0(j0);
+    // SAFETY: `tail.state` is 16 readable bytes; unaligned load.
+    let y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(tail.state.as_ptr().cast()), reverse) };
 
     // The tag mask E_K(J0) on AES-NI; independent of everything below, so it overlaps with it.
-    let mut mask = _mm_xor_si128(j0v, _mm512_castsi512_si128(rk[0]));
-    for k in &rk[1..rounds] {
-        mask = _mm_aesenc_si128(mask, _mm512_castsi512_si128(*k));
+    // Round keys are read from `keys` where they are used, not copied to the stack first.
+    let mut mask = _mm_xor_si128(j0v, load_key(&keys[0]));
+    for k in &keys[1..rounds] {
+        mask = _mm_aesenc_si128(mask, load_key(k));
     }
-    let mask = _mm_aesenclast_si128(mask, _mm512_castsi512_si128(rk[rounds]));
+    let mask = _mm_aesenclast_si128(mask, load_key(&keys[rounds]));
 
     // The exponent of H for the next block; the state so far is multiplied by the highest.
     let mut e = tail.aad.len().div_ceil(16) + tail.text.len().div_ceil(16) + 1;
@@ -517,11 +525,11 @@ fn finish_message<const ENCRYPT: bool>(
         let text = unsafe { _mm512_maskz_loadu_epi8(m, chunk.as_ptr().cast()) };
         let c = if ENCRYPT {
             let block = reverse_lanes(_mm512_add_epi32(ctr, lane_counter(4 * r as i32, false)));
-            let mut s = _mm512_xor_si512(block, rk[0]);
-            for k in &rk[1..rounds] {
-                s = _mm512_aesenc_epi128(s, *k);
+            let mut s = _mm512_xor_si512(block, broadcast_key(&keys[0]));
+            for k in &keys[1..rounds] {
+                s = _mm512_aesenc_epi128(s, broadcast_key(k));
             }
-            let ks = _mm512_aesenclast_epi128(s, rk[rounds]);
+            let ks = _mm512_aesenclast_epi128(s, broadcast_key(&keys[rounds]));
             // Zero past the end of the text: that is GHASH's padding.
             let c = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(text, ks));
             // SAFETY: only the bytes selected by `m`, all inside `chunk`, are written.
@@ -595,7 +603,9 @@ mod tests {
                 return;
             };
             let (keys, rounds) = aes.vaes512_round_keys().unwrap();
-            let mut first = [0x5au8; 16];
+            let mut j0 = [0x5au8; 16];
+            j0[12..].copy_from_slice(&(u32::MAX - 41).to_be_bytes());
+            let mut first = j0;
             first[12..].copy_from_slice(&(u32::MAX - 40).to_be_bytes());
             let done = 16 * GROUP_BLOCKS * 3;
             let data: Vec<u8> = (0..done + 100).map(|i| (i * 7 + 3) as u8).collect();
@@ -618,7 +628,8 @@ mod tests {
 
             let mut buf = data.clone();
             let y = g.block_state_mut().unwrap();
-            assert_eq!(stitch.seal(keys, rounds, &first, y, &mut buf), done);
+            let j0 = PreCounter::Block(&j0);
+            assert_eq!(stitch.seal(keys, rounds, j0, y, &mut buf), done);
             assert_eq!(buf[..done], expect[..done], "key {key_len}");
             assert_eq!(buf[done..], data[done..], "key {key_len}");
             assert_eq!(g.finalize(), g_expect.finalize(), "key {key_len}");
@@ -680,15 +691,16 @@ mod tests {
                     }
                 };
             }
-            let got = stitch.finish::<true>(keys, rounds, &j0, tail!(&mut buf));
+            let got = stitch.finish::<true>(keys, rounds, PreCounter::Block(&j0), tail!(&mut buf));
             assert_eq!(buf, expect, "key {key_len}");
             assert_eq!(got, Some(tag), "key {key_len}");
-            let again = stitch.finish::<false>(keys, rounds, &j0, tail!(&mut buf));
+            let again =
+                stitch.finish::<false>(keys, rounds, PreCounter::Block(&j0), tail!(&mut buf));
             assert_eq!(buf, expect, "key {key_len}: tag-only must not write");
             assert_eq!(again, Some(tag), "key {key_len}");
             let mut long = vec![0u8; 16 * GROUP_BLOCKS];
             assert_eq!(
-                stitch.finish::<true>(keys, rounds, &j0, tail!(&mut long)),
+                stitch.finish::<true>(keys, rounds, PreCounter::Block(&j0), tail!(&mut long)),
                 None
             );
             assert!(long.iter().all(|&b| b == 0));
