@@ -21,7 +21,9 @@
 //! blocks (padded AAD, padded text, length block: 480 bytes of text with a 13-byte AAD), is one
 //! fused call (`gcm_x86::StitchKey::finish`): masked 512-bit loads and stores, every GHASH block
 //! against its power of H (kept in the key) and one reduction, `E_K(J0)` on AES-NI beside it; no
-//! per-call allocation, copy of round keys or buffer to wipe. `open` (which hashes before it
+//! per-call allocation, copy of round keys or buffer to wipe. A longer message's AAD of up to 32
+//! blocks is hashed the same way (one reduction) before the stitched loop, and a 96-bit IV reaches
+//! both calls as it is, J0 being assembled in a register. `open` (which hashes before it
 //! decrypts) takes the same call without the key stream, then the one-pass VAES-512 key stream.
 //! Other backends encrypt and then hash each `INTERLEAVE_BYTES` piece while it is still in L1.
 //! The portable backend is constant-time throughout (bitsliced AES, masked-multiply GHASH), and so
@@ -355,10 +357,14 @@ impl AesGcm {
             if !StitchKey::fits_finish(0, text_len % (16 * GROUP_BLOCKS)) {
                 return None;
             }
-            let mut g = self.ghash.clone();
-            g.update_padded(aad);
-            let done = self.seal_stitched(j0, &mut g, data);
-            let state = g.finalize();
+            // An AAD of up to 32 blocks is hashed with the key's powers and one reduction.
+            let mut state = [0u8; 16];
+            if !key.absorb(&mut state, aad) {
+                let mut g = self.ghash.clone();
+                g.update_padded(aad);
+                state = g.finalize();
+            }
+            let done = key.seal(keys, rounds, j0, &mut state, data);
             let (head, rest) = data.split_at_mut(done);
             let tail = Tail {
                 state,

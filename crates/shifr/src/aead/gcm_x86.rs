@@ -29,7 +29,7 @@ use core::arch::x86_64::{
     _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_shuffle_epi8, _mm512_storeu_si512,
     _mm512_xor_si512, _mm512_zextsi128_si512, _mm_aesenc_si128, _mm_aesenclast_si128,
     _mm_clmulepi64_si128, _mm_loadu_si128, _mm_or_si128, _mm_set_epi32, _mm_set_epi64x,
-    _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
+    _mm_setzero_si128, _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -99,6 +99,20 @@ impl StitchKey {
         // SAFETY: a `StitchKey` exists only if the CPU has every feature the loop enables.
         unsafe { seal_groups(keys, rounds, j0, &self.powers, y, &mut data[..whole]) };
         whole
+    }
+
+    /// Folds `data` (zero-padded to whole blocks) into the GHASH state `y` (wire order) with one
+    /// reduction, when it is at most [`GROUP_BLOCKS`] blocks; `false`, touching nothing, when it
+    /// is longer.
+    pub(super) fn absorb(&self, y: &mut [u8; 16], data: &[u8]) -> bool {
+        if data.len().div_ceil(16) > GROUP_BLOCKS {
+            return false;
+        }
+        if !data.is_empty() {
+            // SAFETY: a `StitchKey` exists only if the CPU has every feature the function enables.
+            unsafe { absorb_blocks(&self.powers, y, data) };
+        }
+        true
     }
 
     /// Whether `aad_len` bytes of AAD and `text_len` bytes of text fit one call of
@@ -243,23 +257,6 @@ fn reduce(acc: &[__m512i; 3]) -> __m128i {
     ))
 }
 
-/// `y' = (y ^ X_1) H^32 ^ X_2 H^31 ^ ... ^ X_32 H` for 32 byte-reversed ciphertext blocks in
-/// eight registers, one Montgomery reduction.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
-fn ghash_group(y: __m128i, x: &[__m512i; REGS], h: &[__m512i; REGS]) -> __m128i {
-    let mut acc = [_mm512_setzero_si512(); 3];
-    accumulate(
-        &mut acc,
-        _mm512_xor_si512(x[0], _mm512_zextsi128_si512(y)),
-        h[0],
-    );
-    for (xj, hj) in x.iter().zip(h).skip(1) {
-        accumulate(&mut acc, *xj, *hj);
-    }
-    reduce(&acc)
-}
-
 /// Tells the compiler that the AES states and the GHASH sums pass through here, so that its
 /// instruction scheduler keeps each round's AES instructions and the GHASH step placed after them
 /// together instead of gathering all carry-less multiplies of a group in one block: on CPUs whose
@@ -344,7 +341,12 @@ fn seal_rounds<const R: usize>(
     for g in groups {
         group::<R, true>(keys, &h, &mut ctr, &mut y, &mut pending, g);
     }
-    y = ghash_group(y, &pending, &h);
+    // The last group's GHASH, `(y ^ X_1) H^32 ^ ... ^ X_32 H`, with nothing left to overlap.
+    pending[0] = _mm512_xor_si512(pending[0], _mm512_zextsi128_si512(y));
+    let mut acc = [_mm512_setzero_si512(); 3];
+    for j in 0..=REGS {
+        ghash_step(j, &mut acc, &pending, &h, &mut y);
+    }
     // SAFETY: `state` is 16 writable bytes; unaligned store.
     unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), _mm_shuffle_epi8(y, reverse)) };
 }
@@ -474,6 +476,30 @@ fn powers_from(powers: &[u128; POWERS_LEN], e: usize) -> __m512i {
     let p = &powers[GROUP_BLOCKS - e..GROUP_BLOCKS - e + 4];
     // SAFETY: `p` is four u128 = 64 readable bytes in lane layout (see `seal_groups`).
     unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
+}
+
+/// The body of [`StitchKey::absorb`] for 1 to 32 blocks: block i (from 1) of n against `H^(n + 1 -
+/// i)`, the state so far added to the first; masked loads supply the zero padding and the zero
+/// lanes past the end.
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,pclmulqdq,ssse3")]
+fn absorb_blocks(powers: &[u128; POWERS_LEN], state: &mut [u8; 16], data: &[u8]) {
+    let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
+    // SAFETY: `state` is 16 readable bytes; unaligned load.
+    let mut y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse) };
+    let mut e = data.len().div_ceil(16);
+    let mut acc = [_mm512_setzero_si512(); 3];
+    for chunk in data.chunks(64) {
+        // SAFETY: only the bytes selected by the mask, all inside `chunk`, are read.
+        let x = unsafe { _mm512_maskz_loadu_epi8(chunk_mask(chunk.len()), chunk.as_ptr().cast()) };
+        let x = _mm512_xor_si512(reverse_lanes(x), _mm512_zextsi128_si512(y));
+        // Only the first block takes the state.
+        y = _mm_setzero_si128();
+        accumulate(&mut acc, x, powers_from(powers, e));
+        e -= chunk.len().div_ceil(16);
+    }
+    let y = reduce(&acc);
+    // SAFETY: `state` is 16 writable bytes; unaligned store.
+    unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), _mm_shuffle_epi8(y, reverse)) };
 }
 
 /// The body of [`StitchKey::finish`]: returns `GHASH(A, C) ^ E_K(J0)` in wire order. The GHASH
@@ -633,6 +659,33 @@ mod tests {
             assert_eq!(buf[..done], expect[..done], "key {key_len}");
             assert_eq!(buf[done..], data[done..], "key {key_len}");
             assert_eq!(g.finalize(), g_expect.finalize(), "key {key_len}");
+        }
+    }
+
+    /// `absorb` against the portable GHASH from a non-zero state for every length up to 32 blocks
+    /// and past it (where it must decline and leave the state alone), partial last blocks
+    /// included.
+    #[test]
+    fn absorb_matches_portable_ghash_up_to_32_blocks() {
+        let Some((_, _, h, stitch)) = keyed(16, 71, 0x2d) else {
+            return;
+        };
+        let data: Vec<u8> = (0..16 * GROUP_BLOCKS + 40)
+            .map(|i| (i * 13 + 5) as u8)
+            .collect();
+        for len in 0..=data.len() {
+            let mut g = GHash::with_backend(&h, Backend::Portable).unwrap();
+            g.update(&[0x3c; 16]);
+            let mut y = g.clone().finalize();
+            let before = y;
+            let took = stitch.absorb(&mut y, &data[..len]);
+            assert_eq!(took, len <= 16 * GROUP_BLOCKS, "len {len}");
+            if took {
+                g.update_padded(&data[..len]);
+                assert_eq!(y, g.finalize(), "len {len}");
+            } else {
+                assert_eq!(y, before, "len {len}");
+            }
         }
     }
 
