@@ -21,7 +21,9 @@
 //! blocks (padded AAD, padded text, length block: 480 bytes of text with a 13-byte AAD), is one
 //! fused call (`gcm_x86::StitchKey::finish`): masked 512-bit loads and stores, every GHASH block
 //! against its power of H (kept in the key) and one reduction, `E_K(J0)` on AES-NI beside it; no
-//! per-call allocation, copy of round keys or buffer to wipe. `open` (which hashes before it
+//! per-call allocation, copy of round keys or buffer to wipe. A longer message's AAD of up to 32
+//! blocks is hashed the same way (one reduction) before the stitched loop, and a 96-bit IV reaches
+//! both calls as it is, J0 being assembled in a register. `open` (which hashes before it
 //! decrypts) takes the same call without the key stream, then the one-pass VAES-512 key stream.
 //! Other backends encrypt and then hash each `INTERLEAVE_BYTES` piece while it is still in L1.
 //! The portable backend is constant-time throughout (bitsliced AES, masked-multiply GHASH), and so
@@ -53,6 +55,29 @@ const SHORT_TEXT: usize = 48;
 
 /// A short message's AAD of at most this many bytes is hashed in one call with its text.
 const SHORT_AAD: usize = 64;
+
+/// J0 as the fused 512-bit VAES paths take it: a 96-bit IV (`J0 = IV || 0^31 || 1`, which they
+/// assemble in a register), or J0 itself.
+#[derive(Clone, Copy)]
+pub(super) enum PreCounter<'a> {
+    Iv96(&'a [u8; 12]),
+    Block(&'a [u8; 16]),
+}
+
+impl PreCounter<'_> {
+    /// J0 as bytes.
+    fn block(self) -> [u8; 16] {
+        match self {
+            PreCounter::Iv96(iv) => {
+                let mut j0 = [0u8; 16];
+                j0[..12].copy_from_slice(iv);
+                j0[15] = 1;
+                j0
+            }
+            PreCounter::Block(b) => *b,
+        }
+    }
+}
 
 /// AES-GCM with a fixed tag length.
 pub struct AesGcm {
@@ -204,7 +229,7 @@ impl AesGcm {
     /// (which has no partial block pending): the stitched loop where there is one, then
     /// [`INTERLEAVE_BYTES`] pieces encrypted and hashed while in L1.
     fn encrypt_and_hash(&self, j0: &[u8; 16], g: &mut GHash, data: &mut [u8]) {
-        let done = self.seal_stitched(j0, g, data);
+        let done = self.seal_stitched(PreCounter::Block(j0), g, data);
         let mut counter_block = inc32_by(j0, done / 16);
         for piece in data[done..].chunks_mut(INTERLEAVE_BYTES) {
             self.apply_keystream(&counter_block, piece);
@@ -294,17 +319,14 @@ impl AesGcm {
     /// Encrypts and hashes the leading whole 32-block groups of `data` in the stitched VAES-512 +
     /// VPCLMULQDQ loop when this key has one; returns the bytes done (0 otherwise).
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-    fn seal_stitched(&self, j0: &[u8; 16], g: &mut GHash, data: &mut [u8]) -> usize {
+    fn seal_stitched(&self, j0: PreCounter<'_>, g: &mut GHash, data: &mut [u8]) -> usize {
         #[cfg(target_arch = "x86_64")]
         if let (Some(key), Some((keys, rounds)), Some(y)) = (
             &self.stitch,
             self.aes.vaes512_round_keys(),
             g.block_state_mut(),
         ) {
-            let counter = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
-            let mut first = *j0;
-            first[12..].copy_from_slice(&counter.wrapping_add(1).to_be_bytes());
-            return key.seal(keys, rounds, &first, y, data);
+            return key.seal(keys, rounds, j0, y, data);
         }
         0
     }
@@ -316,7 +338,7 @@ impl AesGcm {
     /// length block and `E_K(J0)`. Returns the full tag, or `None`, touching nothing, when the key
     /// has no such path or the rest does not fit.
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-    fn seal_fused(&self, j0: &[u8; 16], aad: &[u8], data: &mut [u8]) -> Option<[u8; 16]> {
+    fn seal_fused(&self, j0: PreCounter<'_>, aad: &[u8], data: &mut [u8]) -> Option<[u8; 16]> {
         #[cfg(target_arch = "x86_64")]
         if let (Some(key), Some((keys, rounds))) = (&self.stitch, self.aes.vaes512_round_keys()) {
             use super::gcm_x86::{StitchKey, Tail, GROUP_BLOCKS};
@@ -335,10 +357,14 @@ impl AesGcm {
             if !StitchKey::fits_finish(0, text_len % (16 * GROUP_BLOCKS)) {
                 return None;
             }
-            let mut g = self.ghash.clone();
-            g.update_padded(aad);
-            let done = self.seal_stitched(j0, &mut g, data);
-            let state = g.finalize();
+            // An AAD of up to 32 blocks is hashed with the key's powers and one reduction.
+            let mut state = [0u8; 16];
+            if !key.absorb(&mut state, aad) {
+                let mut g = self.ghash.clone();
+                g.update_padded(aad);
+                state = g.finalize();
+            }
+            let done = key.seal(keys, rounds, j0, &mut state, data);
             let (head, rest) = data.split_at_mut(done);
             let tail = Tail {
                 state,
@@ -353,10 +379,11 @@ impl AesGcm {
             }
             // Not reached while the stitched loop takes every whole group; should it stop short,
             // the rest is sealed the general way from the state it left.
+            let j0 = j0.block();
             let mut g = self.ghash.resume(&state);
-            self.encrypt_and_hash(&inc32_by(j0, done / 16), &mut g, rest);
+            self.encrypt_and_hash(&inc32_by(&j0, done / 16), &mut g, rest);
             g.update_padded(&[]);
-            return Some(self.finish_tag(g, j0, aad_len, text_len));
+            return Some(self.finish_tag(g, &j0, aad_len, text_len));
         }
         None
     }
@@ -365,7 +392,7 @@ impl AesGcm {
     /// reads it (a longer message has its AAD and whole 32-block groups hashed first); `None` as
     /// there.
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-    fn tag_fused(&self, j0: &[u8; 16], aad: &[u8], ciphertext: &mut [u8]) -> Option<[u8; 16]> {
+    fn tag_fused(&self, j0: PreCounter<'_>, aad: &[u8], ciphertext: &mut [u8]) -> Option<[u8; 16]> {
         #[cfg(target_arch = "x86_64")]
         if let (Some(key), Some((keys, rounds))) = (&self.stitch, self.aes.vaes512_round_keys()) {
             use super::gcm_x86::{StitchKey, Tail, GROUP_BLOCKS};
@@ -453,7 +480,13 @@ impl AesGcm {
 
     /// Validates lengths and returns J0.
     pub(super) fn prepare(&self, nonce: &[u8], aad: &[u8], data: &[u8]) -> Result<[u8; 16]> {
-        if data.len() as u64 > MAX_TEXT_BYTES {
+        Self::check_lengths(aad, data.len())?;
+        self.pre_counter_block(nonce)
+    }
+
+    /// Checks the AAD and text lengths against SP 800-38D's limits.
+    fn check_lengths(aad: &[u8], text_len: usize) -> Result<()> {
+        if text_len as u64 > MAX_TEXT_BYTES {
             return Err(Error::LengthLimit(
                 "GCM plaintext is limited to 2^36 - 32 bytes",
             ));
@@ -461,7 +494,23 @@ impl AesGcm {
         if (aad.len() as u64).checked_mul(8).is_none() {
             return Err(Error::LengthLimit("GCM AAD is limited to 2^61 - 1 bytes"));
         }
-        self.pre_counter_block(nonce)
+        Ok(())
+    }
+
+    /// Validates lengths and runs `f` with J0: a 96-bit nonce is handed on as it is (see
+    /// [`PreCounter`]), any other is hashed first.
+    fn with_pre_counter<T>(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        text_len: usize,
+        f: impl FnOnce(PreCounter<'_>) -> T,
+    ) -> Result<T> {
+        Self::check_lengths(aad, text_len)?;
+        match <&[u8; 12]>::try_from(nonce) {
+            Ok(iv) => Ok(f(PreCounter::Iv96(iv))),
+            Err(_) => Ok(f(PreCounter::Block(&self.pre_counter_block(nonce)?))),
+        }
     }
 }
 
@@ -475,14 +524,18 @@ impl Aead for AesGcm {
     }
 
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
-        let j0 = self.prepare(nonce, aad, data)?;
-        let tag = if let Some(tag) = self.seal_fused(&j0, aad, data) {
-            tag
-        } else if data.len() <= SHORT_TEXT {
-            self.seal_short(&j0, aad, data)
-        } else {
-            self.encrypt_and_tag(&j0, aad, data)
-        };
+        let len = data.len();
+        let tag = self.with_pre_counter(nonce, aad, len, |j0| {
+            if let Some(tag) = self.seal_fused(j0, aad, data) {
+                return tag;
+            }
+            let j0 = j0.block();
+            if len <= SHORT_TEXT {
+                self.seal_short(&j0, aad, data)
+            } else {
+                self.encrypt_and_tag(&j0, aad, data)
+            }
+        })?;
         Tag::from_slice(&tag[..self.tag_len]).ok_or(Error::InvalidTagLength {
             expected: "12..=16",
             got: self.tag_len,
@@ -491,16 +544,17 @@ impl Aead for AesGcm {
 
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         self.check_open_tag_len(tag)?;
-        let j0 = self.prepare(nonce, aad, data)?;
-        let expected = match self.tag_fused(&j0, aad, data) {
-            Some(tag) => tag,
-            None => self.full_tag(&j0, aad, data),
-        };
-        if !ct_eq(&expected[..self.tag_len], tag) {
-            return Err(Error::AuthenticationFailed);
-        }
-        self.apply_keystream(&j0, data);
-        Ok(())
+        self.with_pre_counter(nonce, aad, data.len(), |j0| {
+            let expected = match self.tag_fused(j0, aad, data) {
+                Some(tag) => tag,
+                None => self.full_tag(&j0.block(), aad, data),
+            };
+            if !ct_eq(&expected[..self.tag_len], tag) {
+                return Err(Error::AuthenticationFailed);
+            }
+            self.apply_keystream(&j0.block(), data);
+            Ok(())
+        })?
     }
 }
 

@@ -2,7 +2,11 @@
 //! XORs it into the data and folds the ciphertext into GHASH, 32 blocks (eight registers of four)
 //! per iteration; the GHASH of one iteration's ciphertext runs in the next iteration beside its AES
 //! rounds, so the AES and carry-less-multiply units work at the same time and the data crosses
-//! memory once.
+//! memory once. The rounds are unrolled per key size (10, 12, 14) and the GHASH is spread over
+//! them: one register's four multiplies after each of the first eight rounds, the reduction after
+//! the ninth. On AMD Zen 4 a 512-bit AESENC and a 512-bit PCLMULQDQ each take one cycle of the two
+//! ports they share, so the loop's floor is one cycle per AESENC and per multiply (80 + 34 per
+//! 512 bytes for AES-128); the spreading keeps both kinds of work in the scheduler at once.
 //!
 //! GHASH here uses Montgomery reduction instead of the shift-and-fold of `mac::ghash_x86`. A block
 //! loaded byte-reversed is a 128-bit register `a*` whose natural (bit i = x^i) reading is the
@@ -15,6 +19,7 @@
 //! Constant-time: AES rounds, carry-less multiplies, shuffles and XORs only; the one branch in the
 //! key setup depends on nothing secret (the carry of `H << 1` is applied with a mask).
 
+use super::gcm::PreCounter;
 use crate::x86_u128::{to_u128, to_vec};
 use core::arch::x86_64::{
     __m128i, __m512i, _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
@@ -23,8 +28,8 @@ use core::arch::x86_64::{
     _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_set_epi32, _mm512_set_epi64,
     _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_shuffle_epi8, _mm512_storeu_si512,
     _mm512_xor_si512, _mm512_zextsi128_si512, _mm_aesenc_si128, _mm_aesenclast_si128,
-    _mm_clmulepi64_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_shuffle_epi32, _mm_shuffle_epi8,
-    _mm_storeu_si128, _mm_xor_si128,
+    _mm_clmulepi64_si128, _mm_loadu_si128, _mm_or_si128, _mm_set_epi32, _mm_set_epi64x,
+    _mm_setzero_si128, _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -36,8 +41,6 @@ pub(super) const GROUP_BLOCKS: usize = 32;
 const POWERS_LEN: usize = GROUP_BLOCKS + 3;
 /// 512-bit registers per iteration.
 const REGS: usize = GROUP_BLOCKS / 4;
-/// Most AES round keys (AES-256).
-const MAX_ROUND_KEYS: usize = 15;
 
 /// `x^-1`-free reduction constant: bits 127, 126, 121 and 0 of the natural reading (p* - x^128).
 const POLY: u128 = 0xc200_0000_0000_0000_0000_0000_0000_0001;
@@ -78,23 +81,38 @@ impl StitchKey {
     }
 
     /// CTR-encrypts the whole 32-block groups of `data` in place with the inc32 counters from
-    /// `first` (AES round keys `keys[..=rounds]` of a 512-bit VAES key) and folds the ciphertext
-    /// into the GHASH state `y` (wire order). Returns the bytes processed.
+    /// `inc32(j0)` (AES round keys `keys[..=rounds]` of a 512-bit VAES key) and folds the
+    /// ciphertext into the GHASH state `y` (wire order). Returns the bytes processed.
     pub(super) fn seal(
         &self,
         keys: &[[u8; 16]],
         rounds: usize,
-        first: &[u8; 16],
+        j0: PreCounter<'_>,
         y: &mut [u8; 16],
         data: &mut [u8],
     ) -> usize {
         let whole = data.len() / (16 * GROUP_BLOCKS) * (16 * GROUP_BLOCKS);
-        if whole == 0 || rounds >= MAX_ROUND_KEYS || keys.len() <= rounds {
+        // AES-128, -192 and -256 only: the loop is unrolled for those round counts.
+        if whole == 0 || !matches!(rounds, 10 | 12 | 14) || keys.len() <= rounds {
             return 0;
         }
         // SAFETY: a `StitchKey` exists only if the CPU has every feature the loop enables.
-        unsafe { seal_groups(keys, rounds, first, &self.powers, y, &mut data[..whole]) };
+        unsafe { seal_groups(keys, rounds, j0, &self.powers, y, &mut data[..whole]) };
         whole
+    }
+
+    /// Folds `data` (zero-padded to whole blocks) into the GHASH state `y` (wire order) with one
+    /// reduction, when it is at most [`GROUP_BLOCKS`] blocks; `false`, touching nothing, when it
+    /// is longer.
+    pub(super) fn absorb(&self, y: &mut [u8; 16], data: &[u8]) -> bool {
+        if data.len().div_ceil(16) > GROUP_BLOCKS {
+            return false;
+        }
+        if !data.is_empty() {
+            // SAFETY: a `StitchKey` exists only if the CPU has every feature the function enables.
+            unsafe { absorb_blocks(&self.powers, y, data) };
+        }
+        true
     }
 
     /// Whether `aad_len` bytes of AAD and `text_len` bytes of text fit one call of
@@ -114,11 +132,11 @@ impl StitchKey {
         &self,
         keys: &[[u8; 16]],
         rounds: usize,
-        j0: &[u8; 16],
+        j0: PreCounter<'_>,
         tail: Tail<'_>,
     ) -> Option<[u8; 16]> {
         if !Self::fits_finish(tail.aad.len(), tail.text.len())
-            || rounds >= MAX_ROUND_KEYS
+            || !matches!(rounds, 10 | 12 | 14)
             || keys.len() <= rounds
         {
             return None;
@@ -213,110 +231,232 @@ fn fold_lanes(v: __m512i) -> __m128i {
     )
 }
 
-/// `y' = (y ^ X_1) H^32 ^ X_2 H^31 ^ ... ^ X_32 H` for 32 byte-reversed ciphertext blocks in
-/// eight registers, one Montgomery reduction.
+/// `acc += x * h` lane by lane, unreduced (low, middle, high products).
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
-fn ghash_group(y: __m128i, x: &[__m512i; REGS], h: &[__m512i; REGS], poly: __m512i) -> __m128i {
-    let (mut lo, mut mid, mut hi) = (
-        _mm512_setzero_si512(),
-        _mm512_setzero_si512(),
-        _mm512_setzero_si512(),
-    );
-    for (j, (xj, hj)) in x.iter().zip(h).enumerate() {
-        let xj = if j == 0 {
-            _mm512_xor_si512(*xj, _mm512_zextsi128_si512(y))
-        } else {
-            *xj
-        };
-        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(xj, *hj));
-        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128::<0x11>(xj, *hj));
-        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128::<0x01>(xj, *hj));
-        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128::<0x10>(xj, *hj));
-    }
-    // Reduce all four lanes at once (the reduction is linear), then add the lanes.
+#[target_feature(enable = "avx512f,vpclmulqdq")]
+fn accumulate(acc: &mut [__m512i; 3], x: __m512i, h: __m512i) {
+    acc[0] = _mm512_xor_si512(acc[0], _mm512_clmulepi64_epi128::<0x00>(x, h));
+    acc[1] = _mm512_xor_si512(acc[1], _mm512_clmulepi64_epi128::<0x01>(x, h));
+    acc[1] = _mm512_xor_si512(acc[1], _mm512_clmulepi64_epi128::<0x10>(x, h));
+    acc[2] = _mm512_xor_si512(acc[2], _mm512_clmulepi64_epi128::<0x11>(x, h));
+}
+
+/// Montgomery reduction of the summed products `acc` in all four lanes at once (the reduction is
+/// linear), then the XOR of the lanes.
+#[inline]
+#[target_feature(enable = "avx512f,vpclmulqdq")]
+fn reduce(acc: &[__m512i; 3]) -> __m128i {
+    let poly = _mm512_broadcast_i32x4(to_vec(POLY));
+    let [lo, mid, hi] = *acc;
     let t = _mm512_clmulepi64_epi128::<0x10>(lo, poly);
     let mid = _mm512_xor_si512(mid, _mm512_xor_si512(t, _mm512_shuffle_epi32::<0x4e>(lo)));
     let t = _mm512_clmulepi64_epi128::<0x10>(mid, poly);
-    let r = _mm512_xor_si512(hi, _mm512_xor_si512(t, _mm512_shuffle_epi32::<0x4e>(mid)));
-    fold_lanes(r)
+    fold_lanes(_mm512_xor_si512(
+        hi,
+        _mm512_xor_si512(t, _mm512_shuffle_epi32::<0x4e>(mid)),
+    ))
+}
+
+/// Tells the compiler that the AES states and the GHASH sums pass through here, so that its
+/// instruction scheduler keeps each round's AES instructions and the GHASH step placed after them
+/// together instead of gathering all carry-less multiplies of a group in one block: on CPUs whose
+/// AES and carry-less multiply share execution ports (AMD Zen 4), a block of 34 dependent
+/// multiplies in front of the AES rounds fills the scheduler and leaves the AES ports idle.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn round_fence(s: &mut [__m512i; REGS], acc: &mut [__m512i; 3]) {
+    let [s0, s1, s2, s3, s4, s5, s6, s7] = s;
+    let [a0, a1, a2] = acc;
+    // SAFETY: the template is only a comment: no instruction is emitted, no memory, flag or stack
+    // is touched, and every register operand comes back unchanged.
+    unsafe {
+        core::arch::asm!(
+            "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */",
+            inout(zmm_reg) * s0,
+            inout(zmm_reg) * s1,
+            inout(zmm_reg) * s2,
+            inout(zmm_reg) * s3,
+            inout(zmm_reg) * s4,
+            inout(zmm_reg) * s5,
+            inout(zmm_reg) * s6,
+            inout(zmm_reg) * s7,
+            inout(zmm_reg) * a0,
+            inout(zmm_reg) * a1,
+            inout(zmm_reg) * a2,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
 }
 
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
 fn seal_groups(
     keys: &[[u8; 16]],
     rounds: usize,
-    first: &[u8; 16],
+    j0: PreCounter<'_>,
     powers: &[u128; POWERS_LEN],
     state: &mut [u8; 16],
     data: &mut [u8],
 ) {
-    let rk = broadcast_keys(keys);
+    match rounds {
+        10 => seal_rounds::<10>(keys, j0, powers, state, data),
+        12 => seal_rounds::<12>(keys, j0, powers, state, data),
+        _ => seal_rounds::<14>(keys, j0, powers, state, data),
+    }
+}
+
+/// [`seal_groups`] for AES with `R` rounds (round keys `keys[..=R]`): the rounds unrolled, so
+/// that the GHASH of the previous group is spread over them (see [`group`]).
+#[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
+fn seal_rounds<const R: usize>(
+    keys: &[[u8; 16]],
+    j0: PreCounter<'_>,
+    powers: &[u128; POWERS_LEN],
+    state: &mut [u8; 16],
+    data: &mut [u8],
+) {
+    // Read in place, not copied into an array: a copy would need wiping.
+    let rk: [__m512i; R] = core::array::from_fn(|i| broadcast_key(&keys[i]));
+    let rk_last = broadcast_key(&keys[R]);
     let h: [__m512i; REGS] = core::array::from_fn(|j| {
         let p = &powers[4 * j..4 * j + 4];
         // SAFETY: `p` is four u128 = 64 readable bytes whose little-endian layout is the lane
         // layout `to_vec` uses; unaligned load.
         unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
     });
-    let poly = _mm512_broadcast_i32x4(to_vec(POLY));
     let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
-    // SAFETY: `state` and `first` are 16 readable bytes; unaligned loads.
-    let (mut y, first) = unsafe {
-        (
-            _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse),
-            _mm_loadu_si128(first.as_ptr().cast()),
-        )
-    };
+    // SAFETY: `state` is 16 readable bytes; unaligned load.
+    let mut y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse) };
+    // Counters inc32^(1 + lane)(J0), byte-reversed so that inc32 is a 32-bit lane add.
     let mut ctr = _mm512_add_epi32(
-        reverse_lanes(_mm512_broadcast_i32x4(first)),
-        lane_counter(0, true),
+        reverse_lanes(_mm512_broadcast_i32x4(load_j0(j0))),
+        lane_counter(1, true),
     );
-    let mut pending: Option<[__m512i; REGS]> = None;
-    for group in data.chunks_exact_mut(16 * GROUP_BLOCKS) {
-        // Key stream for this group; independent of the GHASH below, so the two overlap.
-        let mut s: [__m512i; REGS] = core::array::from_fn(|i| {
-            let c = _mm512_add_epi32(ctr, lane_counter(4 * i as i32, false));
-            _mm512_xor_si512(reverse_lanes(c), rk[0])
-        });
-        ctr = _mm512_add_epi32(ctr, lane_counter(GROUP_BLOCKS as i32, false));
-        if let Some(prev) = &pending {
-            y = ghash_group(y, prev, &h, poly);
-        }
-        for k in &rk[1..rounds] {
-            for v in s.iter_mut() {
-                *v = _mm512_aesenc_epi128(*v, *k);
-            }
-        }
-        let mut ct = [_mm512_setzero_si512(); REGS];
-        for (i, (v, c)) in s.iter().zip(ct.iter_mut()).enumerate() {
-            let at = group[64 * i..64 * i + 64].as_mut_ptr();
-            let ks = _mm512_aesenclast_epi128(*v, rk[rounds]);
-            // SAFETY: `at` points to 64 readable and writable bytes of `group`; unaligned access.
-            unsafe {
-                *c = _mm512_xor_si512(_mm512_loadu_si512(at.cast()), ks);
-                _mm512_storeu_si512(at.cast(), *c);
-            }
-            *c = reverse_lanes(*c);
-        }
-        pending = Some(ct);
+    let mut groups = data.chunks_exact_mut(16 * GROUP_BLOCKS);
+    let Some(head) = groups.next() else {
+        return;
+    };
+    let mut pending = [_mm512_setzero_si512(); REGS];
+    let keys = (&rk, rk_last);
+    group::<R, false>(keys, &h, &mut ctr, &mut y, &mut pending, head);
+    for g in groups {
+        group::<R, true>(keys, &h, &mut ctr, &mut y, &mut pending, g);
     }
-    if let Some(prev) = &pending {
-        y = ghash_group(y, prev, &h, poly);
+    // The last group's GHASH, `(y ^ X_1) H^32 ^ ... ^ X_32 H`, with nothing left to overlap.
+    pending[0] = _mm512_xor_si512(pending[0], _mm512_zextsi128_si512(y));
+    let mut acc = [_mm512_setzero_si512(); 3];
+    for j in 0..=REGS {
+        ghash_step(j, &mut acc, &pending, &h, &mut y);
     }
     // SAFETY: `state` is 16 writable bytes; unaligned store.
     unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), _mm_shuffle_epi8(y, reverse)) };
 }
 
-/// The round keys broadcast to every lane (read in place, not copied: a copy would need wiping);
-/// zero past the last one.
+/// One group of [`seal_rounds`]: encrypts `data` (32 blocks) with the counters from `ctr` and
+/// leaves its byte-reversed ciphertext in `pending`; with `GHASH`, first folds the previous
+/// group's `pending` into `y`, one register's four multiplies after each of the first eight AES
+/// rounds and the reduction after the ninth, so the carry-less multiplies run between the AES
+/// instructions that share their ports.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
+fn group<const R: usize, const GHASH: bool>(
+    (rk, rk_last): (&[__m512i; R], __m512i),
+    h: &[__m512i; REGS],
+    ctr: &mut __m512i,
+    y: &mut __m128i,
+    pending: &mut [__m512i; REGS],
+    data: &mut [u8],
+) {
+    let mut s: [__m512i; REGS] = core::array::from_fn(|i| {
+        let c = _mm512_add_epi32(*ctr, lane_counter(4 * i as i32, false));
+        _mm512_xor_si512(reverse_lanes(c), rk[0])
+    });
+    *ctr = _mm512_add_epi32(*ctr, lane_counter(GROUP_BLOCKS as i32, false));
+    let mut acc = [_mm512_setzero_si512(); 3];
+    if GHASH {
+        pending[0] = _mm512_xor_si512(pending[0], _mm512_zextsi128_si512(*y));
+    }
+    // Rounds 1..R (at most 13) written out, each with a constant index so that nothing is indexed
+    // at run time and the rounds are not left in a loop; a round past R - 1 is dropped at compile
+    // time.
+    macro_rules! round {
+        ($($r:literal)*) => {$(
+            if $r < R {
+                for v in s.iter_mut() {
+                    *v = _mm512_aesenc_epi128(*v, rk[$r]);
+                }
+                if GHASH {
+                    ghash_step($r - 1, &mut acc, pending, h, y);
+                }
+                round_fence(&mut s, &mut acc);
+            }
+        )*};
+    }
+    round!(1 2 3 4 5 6 7 8 9 10 11 12 13);
+    for (i, (v, c)) in s.iter().zip(pending.iter_mut()).enumerate() {
+        let at = data[64 * i..64 * i + 64].as_mut_ptr();
+        let ks = _mm512_aesenclast_epi128(*v, rk_last);
+        // SAFETY: `at` points to 64 readable and writable bytes of `data`; unaligned access.
+        unsafe {
+            *c = _mm512_xor_si512(_mm512_loadu_si512(at.cast()), ks);
+            _mm512_storeu_si512(at.cast(), *c);
+        }
+        *c = reverse_lanes(*c);
+    }
+}
+
+/// Step `j` of a group's GHASH in [`group`]: register `j`'s products for `j < 8`, the reduction
+/// into `y` for `j = 8`, nothing after.
+#[inline]
+#[target_feature(enable = "avx512f,vpclmulqdq")]
+fn ghash_step(
+    j: usize,
+    acc: &mut [__m512i; 3],
+    x: &[__m512i; REGS],
+    h: &[__m512i; REGS],
+    y: &mut __m128i,
+) {
+    if j < REGS {
+        accumulate(acc, x[j], h[j]);
+    } else if j == REGS {
+        *y = reduce(acc);
+    }
+}
+
+/// One round key broadcast to every lane.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn broadcast_keys(keys: &[[u8; 16]]) -> [__m512i; MAX_ROUND_KEYS] {
-    core::array::from_fn(|i| match keys.get(i) {
-        // SAFETY: `k` is 16 readable bytes; unaligned load.
-        Some(k) => _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(k.as_ptr().cast()) }),
-        None => _mm512_setzero_si512(),
-    })
+fn broadcast_key(k: &[u8; 16]) -> __m512i {
+    // SAFETY: `k` is 16 readable bytes; unaligned load.
+    _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(k.as_ptr().cast()) })
+}
+
+/// A round key as an SSE register.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn load_key(k: &[u8; 16]) -> __m128i {
+    // SAFETY: `k` is 16 readable bytes; unaligned load.
+    unsafe { _mm_loadu_si128(k.as_ptr().cast()) }
+}
+
+/// J0 in a register: from a 96-bit IV, `IV || 0^31 || 1` assembled from a masked load of the IV
+/// (a 16-byte load of a J0 that was just written to memory piece by piece would wait for those
+/// stores to reach the cache: a load is forwarded only from one store that covers it).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn load_j0(j0: PreCounter<'_>) -> __m128i {
+    match j0 {
+        PreCounter::Iv96(iv) => {
+            // SAFETY: the mask selects the 12 bytes of `iv`, which are readable; nothing else is
+            // read.
+            let iv = unsafe { _mm512_maskz_loadu_epi8(0x0fff, iv.as_ptr().cast()) };
+            _mm_or_si128(
+                _mm512_castsi512_si128(iv),
+                _mm_set_epi32(0x0100_0000, 0, 0, 0),
+            )
+        }
+        // SAFETY: `b` is 16 readable bytes; unaligned load.
+        PreCounter::Block(b) => unsafe { _mm_loadu_si128(b.as_ptr().cast()) },
+    }
 }
 
 /// Byte mask selecting the first `min(len, 64)` bytes of a 64-byte chunk.
@@ -338,14 +478,28 @@ fn powers_from(powers: &[u128; POWERS_LEN], e: usize) -> __m512i {
     unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
 }
 
-/// `acc += x * h` lane by lane, unreduced (low, middle, high products).
-#[inline]
-#[target_feature(enable = "avx512f,vpclmulqdq")]
-fn accumulate(acc: &mut [__m512i; 3], x: __m512i, h: __m512i) {
-    acc[0] = _mm512_xor_si512(acc[0], _mm512_clmulepi64_epi128::<0x00>(x, h));
-    acc[1] = _mm512_xor_si512(acc[1], _mm512_clmulepi64_epi128::<0x01>(x, h));
-    acc[1] = _mm512_xor_si512(acc[1], _mm512_clmulepi64_epi128::<0x10>(x, h));
-    acc[2] = _mm512_xor_si512(acc[2], _mm512_clmulepi64_epi128::<0x11>(x, h));
+/// The body of [`StitchKey::absorb`] for 1 to 32 blocks: block i (from 1) of n against `H^(n + 1 -
+/// i)`, the state so far added to the first; masked loads supply the zero padding and the zero
+/// lanes past the end.
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,pclmulqdq,ssse3")]
+fn absorb_blocks(powers: &[u128; POWERS_LEN], state: &mut [u8; 16], data: &[u8]) {
+    let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
+    // SAFETY: `state` is 16 readable bytes; unaligned load.
+    let mut y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse) };
+    let mut e = data.len().div_ceil(16);
+    let mut acc = [_mm512_setzero_si512(); 3];
+    for chunk in data.chunks(64) {
+        // SAFETY: only the bytes selected by the mask, all inside `chunk`, are read.
+        let x = unsafe { _mm512_maskz_loadu_epi8(chunk_mask(chunk.len()), chunk.as_ptr().cast()) };
+        let x = _mm512_xor_si512(reverse_lanes(x), _mm512_zextsi128_si512(y));
+        // Only the first block takes the state.
+        y = _mm_setzero_si128();
+        accumulate(&mut acc, x, powers_from(powers, e));
+        e -= chunk.len().div_ceil(16);
+    }
+    let y = reduce(&acc);
+    // SAFETY: `state` is 16 writable bytes; unaligned store.
+    unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), _mm_shuffle_epi8(y, reverse)) };
 }
 
 /// The body of [`StitchKey::finish`]: returns `GHASH(A, C) ^ E_K(J0)` in wire order. The GHASH
@@ -357,26 +511,22 @@ fn accumulate(acc: &mut [__m512i; 3], x: __m512i, h: __m512i) {
 fn finish_message<const ENCRYPT: bool>(
     keys: &[[u8; 16]],
     rounds: usize,
-    j0: &[u8; 16],
+    j0: PreCounter<'_>,
     powers: &[u128; POWERS_LEN],
     tail: Tail<'_>,
 ) -> [u8; 16] {
-    let rk = broadcast_keys(keys);
     let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
-    // SAFETY: `j0` and `tail.state` are 16 readable bytes; unaligned loads.
-    let (j0v, y) = unsafe {
-        (
-            _mm_loadu_si128(j0.as_ptr().cast()),
-            _mm_shuffle_epi8(_mm_loadu_si128(tail.state.as_ptr().cast()), reverse),
-        )
-    };
+    let j0v = load_j0(j0);
+    // SAFETY: `tail.state` is 16 readable bytes; unaligned load.
+    let y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(tail.state.as_ptr().cast()), reverse) };
 
     // The tag mask E_K(J0) on AES-NI; independent of everything below, so it overlaps with it.
-    let mut mask = _mm_xor_si128(j0v, _mm512_castsi512_si128(rk[0]));
-    for k in &rk[1..rounds] {
-        mask = _mm_aesenc_si128(mask, _mm512_castsi512_si128(*k));
+    // Round keys are read from `keys` where they are used, not copied to the stack first.
+    let mut mask = _mm_xor_si128(j0v, load_key(&keys[0]));
+    for k in &keys[1..rounds] {
+        mask = _mm_aesenc_si128(mask, load_key(k));
     }
-    let mask = _mm_aesenclast_si128(mask, _mm512_castsi512_si128(rk[rounds]));
+    let mask = _mm_aesenclast_si128(mask, load_key(&keys[rounds]));
 
     // The exponent of H for the next block; the state so far is multiplied by the highest.
     let mut e = tail.aad.len().div_ceil(16) + tail.text.len().div_ceil(16) + 1;
@@ -401,11 +551,11 @@ fn finish_message<const ENCRYPT: bool>(
         let text = unsafe { _mm512_maskz_loadu_epi8(m, chunk.as_ptr().cast()) };
         let c = if ENCRYPT {
             let block = reverse_lanes(_mm512_add_epi32(ctr, lane_counter(4 * r as i32, false)));
-            let mut s = _mm512_xor_si512(block, rk[0]);
-            for k in &rk[1..rounds] {
-                s = _mm512_aesenc_epi128(s, *k);
+            let mut s = _mm512_xor_si512(block, broadcast_key(&keys[0]));
+            for k in &keys[1..rounds] {
+                s = _mm512_aesenc_epi128(s, broadcast_key(k));
             }
-            let ks = _mm512_aesenclast_epi128(s, rk[rounds]);
+            let ks = _mm512_aesenclast_epi128(s, broadcast_key(&keys[rounds]));
             // Zero past the end of the text: that is GHASH's padding.
             let c = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(text, ks));
             // SAFETY: only the bytes selected by `m`, all inside `chunk`, are written.
@@ -429,15 +579,7 @@ fn finish_message<const ENCRYPT: bool>(
         powers_from(powers, 1),
     );
 
-    let poly = _mm512_broadcast_i32x4(to_vec(POLY));
-    let [lo, mid, hi] = acc;
-    let t = _mm512_clmulepi64_epi128::<0x10>(lo, poly);
-    let mid = _mm512_xor_si512(mid, _mm512_xor_si512(t, _mm512_shuffle_epi32::<0x4e>(lo)));
-    let t = _mm512_clmulepi64_epi128::<0x10>(mid, poly);
-    let y = fold_lanes(_mm512_xor_si512(
-        hi,
-        _mm512_xor_si512(t, _mm512_shuffle_epi32::<0x4e>(mid)),
-    ));
+    let y = reduce(&acc);
     let mut tag = [0u8; 16];
     // SAFETY: `tag` is 16 writable bytes; unaligned store.
     unsafe {
@@ -487,7 +629,9 @@ mod tests {
                 return;
             };
             let (keys, rounds) = aes.vaes512_round_keys().unwrap();
-            let mut first = [0x5au8; 16];
+            let mut j0 = [0x5au8; 16];
+            j0[12..].copy_from_slice(&(u32::MAX - 41).to_be_bytes());
+            let mut first = j0;
             first[12..].copy_from_slice(&(u32::MAX - 40).to_be_bytes());
             let done = 16 * GROUP_BLOCKS * 3;
             let data: Vec<u8> = (0..done + 100).map(|i| (i * 7 + 3) as u8).collect();
@@ -510,10 +654,38 @@ mod tests {
 
             let mut buf = data.clone();
             let y = g.block_state_mut().unwrap();
-            assert_eq!(stitch.seal(keys, rounds, &first, y, &mut buf), done);
+            let j0 = PreCounter::Block(&j0);
+            assert_eq!(stitch.seal(keys, rounds, j0, y, &mut buf), done);
             assert_eq!(buf[..done], expect[..done], "key {key_len}");
             assert_eq!(buf[done..], data[done..], "key {key_len}");
             assert_eq!(g.finalize(), g_expect.finalize(), "key {key_len}");
+        }
+    }
+
+    /// `absorb` against the portable GHASH from a non-zero state for every length up to 32 blocks
+    /// and past it (where it must decline and leave the state alone), partial last blocks
+    /// included.
+    #[test]
+    fn absorb_matches_portable_ghash_up_to_32_blocks() {
+        let Some((_, _, h, stitch)) = keyed(16, 71, 0x2d) else {
+            return;
+        };
+        let data: Vec<u8> = (0..16 * GROUP_BLOCKS + 40)
+            .map(|i| (i * 13 + 5) as u8)
+            .collect();
+        for len in 0..=data.len() {
+            let mut g = GHash::with_backend(&h, Backend::Portable).unwrap();
+            g.update(&[0x3c; 16]);
+            let mut y = g.clone().finalize();
+            let before = y;
+            let took = stitch.absorb(&mut y, &data[..len]);
+            assert_eq!(took, len <= 16 * GROUP_BLOCKS, "len {len}");
+            if took {
+                g.update_padded(&data[..len]);
+                assert_eq!(y, g.finalize(), "len {len}");
+            } else {
+                assert_eq!(y, before, "len {len}");
+            }
         }
     }
 
@@ -572,15 +744,16 @@ mod tests {
                     }
                 };
             }
-            let got = stitch.finish::<true>(keys, rounds, &j0, tail!(&mut buf));
+            let got = stitch.finish::<true>(keys, rounds, PreCounter::Block(&j0), tail!(&mut buf));
             assert_eq!(buf, expect, "key {key_len}");
             assert_eq!(got, Some(tag), "key {key_len}");
-            let again = stitch.finish::<false>(keys, rounds, &j0, tail!(&mut buf));
+            let again =
+                stitch.finish::<false>(keys, rounds, PreCounter::Block(&j0), tail!(&mut buf));
             assert_eq!(buf, expect, "key {key_len}: tag-only must not write");
             assert_eq!(again, Some(tag), "key {key_len}");
             let mut long = vec![0u8; 16 * GROUP_BLOCKS];
             assert_eq!(
-                stitch.finish::<true>(keys, rounds, &j0, tail!(&mut long)),
+                stitch.finish::<true>(keys, rounds, PreCounter::Block(&j0), tail!(&mut long)),
                 None
             );
             assert!(long.iter().all(|&b| b == 0));
