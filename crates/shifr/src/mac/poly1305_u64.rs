@@ -14,6 +14,8 @@ use zeroize::Zeroize;
 
 const M44: u64 = (1 << 44) - 1;
 const M42: u64 = (1 << 42) - 1;
+// The conversions are for `Poly1305`, which keeps 26-bit limbs throughout on 32-bit targets.
+#[cfg_attr(not(target_pointer_width = "64"), allow(dead_code))]
 const M26: u64 = (1 << 26) - 1;
 
 /// The clamped `r` in 44/44/42-bit limbs and `20 * r[1..3]` (the factor that folds the part of a
@@ -51,6 +53,7 @@ fn le64(b: &[u8]) -> u64 {
 
 impl H44 {
     /// From five 26-bit limbs (each below 2^27, as the 26-bit code leaves them).
+    #[cfg_attr(not(target_pointer_width = "64"), allow(dead_code))]
     pub(crate) fn from26(h: &[u32; 5]) -> H44 {
         let [h0, h1, h2, h3, h4] = h.map(u64::from);
         let a = h0 + (h1 << 26);
@@ -60,6 +63,7 @@ impl H44 {
     }
 
     /// To five 26-bit limbs, carried so that each is at most 2^26.
+    #[cfg_attr(not(target_pointer_width = "64"), allow(dead_code))]
     pub(crate) fn to26(self) -> [u32; 5] {
         let [mut h0, mut h1, mut h2] = self.0;
         let c = h2 >> 42;
