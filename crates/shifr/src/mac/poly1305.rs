@@ -35,9 +35,10 @@ use crate::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Whole-block bytes one `update` must bring before a vector backend builds its key powers (and
-/// runs); below it the scalar code is faster than building r^2..r^16 for a message this short
-/// (one-shot, Sapphire Rapids: 512 B took 420 ns scalar against 530 ns IFMA with its key set-up
-/// and 560-790 ns AVX2 / AVX-512; 768 B 960 ns scalar against 400 ns IFMA, 620-850 ns).
+/// runs); below it the scalar code (64-bit limbs) is faster than building r^2..r^16 for a message
+/// this short. One-shot on Zen 4, the scalar code and IFMA with its key set-up break even between
+/// 512 and 640 bytes, AVX-512 F at about 768; 768 keeps every vector backend at least even
+/// where it starts.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const VECTOR_MIN_BYTES: usize = 768;
 
