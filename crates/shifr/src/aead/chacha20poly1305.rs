@@ -14,15 +14,19 @@
 //! modules).
 //!
 //! A message of up to `SHORT_MAX` bytes takes one key stream call for block 0 and its own blocks
-//! together (`KeystreamPrefix`: as narrow an engine call as covers them), and Poly1305 stays on
-//! its scalar code for it (see `mac::poly1305`): per-message set-up, not the data, is what short
-//! messages cost.
+//! together (`KeystreamPrefix`: as narrow a kernel call as covers them; on AVX-512 the four- and
+//! eight-block short kernel up to 448 bytes), and its tag is computed in one pass of the scalar
+//! Poly1305 code (`mac::poly1305_u64`) while the vector backends would not start: per-message
+//! set-up, not the data, is what short messages cost. A longer message takes block 0 from the
+//! kernel's narrowest call too and encrypts its first bytes with the blocks that call gives after
+//! it.
 //!
 //! Keys are zeroized on drop; so are the per-message one-time key, key stream and subkey.
 
 use super::{Aead, Tag};
-use crate::mac::poly1305::Poly1305;
-use crate::stream::chacha20::{self, ChaCha20, KeystreamPrefix};
+use crate::mac::poly1305::{Poly1305, VECTOR_MIN_BYTES};
+use crate::mac::poly1305_u64;
+use crate::stream::chacha20::{self, ChaCha20, KeystreamPrefix, LONG_PREFIX, SHORT_PREFIX};
 use crate::{util, Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -49,59 +53,53 @@ fn key_array(key: &[u8]) -> Result<[u8; 32]> {
     })
 }
 
-/// Poly1305 keyed for `nonce` with the padded `aad` absorbed (RFC 8439 section 2.8).
-fn start_mac(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8]) -> Poly1305 {
-    let mut otk = poly1305_key_gen(key, nonce);
-    let mac = start_mac_otk(&otk, aad);
-    otk.zeroize();
-    mac
-}
-
-/// Poly1305 keyed with the one-time key `otk` with the padded `aad` absorbed.
-fn start_mac_otk(otk: &[u8; 32], aad: &[u8]) -> Poly1305 {
+/// Poly1305 keyed with the one-time key `otk` with the padded `aad` absorbed (RFC 8439 section
+/// 2.8).
+fn start_mac(otk: &[u8; 32], aad: &[u8]) -> Poly1305 {
     let mut mac = Poly1305::from_key(otk);
     mac.update_padded(aad);
     mac
 }
 
-/// Longest message sealed and opened from one [`KeystreamPrefix`] (block 0 and the message's
-/// blocks in one batch).
-const SHORT_MAX: usize = KeystreamPrefix::MAX_BYTES - 64;
+/// Longest message sealed and opened from one key stream prefix (block 0 and the message's
+/// blocks in one kernel call).
+const SHORT_MAX: usize = LONG_PREFIX - 64;
 
-/// The key stream of a message of at most [`SHORT_MAX`] bytes: its one-time key (block 0) and the
-/// key stream for the data (from block 1), both views into `prefix`.
-fn short_keystream(prefix: &KeystreamPrefix, len: usize) -> Option<(&[u8; 32], &[u8])> {
-    let ks = prefix.bytes();
+/// The one-time key (block 0) and the key stream for `len` bytes of data (from block 1), both
+/// views into a prefix's key stream `ks`; `None` if `ks` is too short.
+fn short_keystream(ks: &[u8], len: usize) -> Option<(&[u8; 32], &[u8])> {
     Some((ks.first_chunk::<32>()?, ks.get(64..64 + len)?))
 }
 
-/// [`seal_with`] for a message of at most [`SHORT_MAX`] bytes.
-fn seal_short(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Option<[u8; 16]> {
-    let prefix = KeystreamPrefix::new(key, nonce, 64 + data.len());
-    let (otk, ks) = short_keystream(&prefix, data.len())?;
-    let mut mac = start_mac_otk(otk, aad);
+/// [`seal_with`] for a message whose key stream fits an `N`-byte prefix with block 0.
+fn seal_short<const N: usize>(
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    aad: &[u8],
+    data: &mut [u8],
+) -> Option<[u8; 16]> {
+    let prefix = KeystreamPrefix::<N>::new(key, nonce, 64 + data.len());
+    let (otk, ks) = short_keystream(prefix.bytes(), data.len())?;
     util::xor_in_place(data, ks);
-    mac.update(data);
-    Some(finish_mac(mac, aad.len(), data.len()))
+    Some(tag_with(otk, aad, data))
 }
 
-/// [`open_with`] for a message of at most [`SHORT_MAX`] bytes: `None` if the tag is wrong.
-fn open_short(
+/// [`open_with`] for a message whose key stream fits an `N`-byte prefix with block 0: `None` if
+/// the key stream was not computed, `Some(false)` if the tag is wrong (`data` untouched).
+fn open_short<const N: usize>(
     key: &[u8; 32],
     nonce: &[u8; 12],
     aad: &[u8],
     data: &mut [u8],
     tag: &[u8],
-) -> Option<()> {
-    let prefix = KeystreamPrefix::new(key, nonce, 64 + data.len());
-    let (otk, ks) = short_keystream(&prefix, data.len())?;
-    let mut mac = start_mac_otk(otk, aad);
-    mac.update(data);
-    if !util::ct_eq(&finish_mac(mac, aad.len(), data.len()), tag) {
-        return None;
+) -> Option<bool> {
+    let prefix = KeystreamPrefix::<N>::new(key, nonce, 64 + data.len());
+    let (otk, ks) = short_keystream(prefix.bytes(), data.len())?;
+    if !util::ct_eq(&tag_with(otk, aad, data), tag) {
+        return Some(false);
     }
     util::xor_in_place(data, ks);
-    Some(())
+    Some(true)
 }
 
 /// Pads the ciphertext absorbed so far, absorbs the length block and returns the tag.
@@ -116,11 +114,62 @@ fn finish_mac(mut mac: Poly1305, aad_len: usize, ct_len: usize) -> [u8; 16] {
     mac.finalize()
 }
 
-/// The Poly1305 tag of RFC 8439 section 2.8 over `aad` and the ciphertext `ct`.
-fn compute_tag(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-    let mut mac = start_mac(key, nonce, aad);
+/// The Poly1305 tag of RFC 8439 section 2.8 over `aad` and the ciphertext `ct` under the one-time
+/// key `otk`: on the scalar code in one pass while the vector backends would not start (below
+/// [`VECTOR_MIN_BYTES`]), else through [`Poly1305`] and its best backend.
+fn tag_with(otk: &[u8; 32], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+    if ct.len() < VECTOR_MIN_BYTES && aad.len() < VECTOR_MIN_BYTES {
+        return poly1305_u64::aead_tag(otk, aad, ct);
+    }
+    let mut mac = start_mac(otk, aad);
     mac.update(ct);
     finish_mac(mac, aad.len(), ct.len())
+}
+
+/// The key stream prefix of a message too long for [`SHORT_MAX`]: block 0 (the one-time key) and
+/// whatever blocks after it the kernel's narrowest call gives (none to seven), which then encrypt
+/// the start of the message, so the one-time key costs no separate block function call.
+struct LongStart {
+    prefix: KeystreamPrefix<SHORT_PREFIX>,
+}
+
+impl LongStart {
+    fn new(key: &[u8; 32], nonce: &[u8; 12]) -> LongStart {
+        LongStart {
+            prefix: KeystreamPrefix::new(key, nonce, 64),
+        }
+    }
+
+    /// The one-time key, the key stream of the message's first bytes (from block 1) and the
+    /// block counter of the first block after them; `None` if nothing was computed.
+    fn parts(&self) -> Option<(&[u8; 32], &[u8], u32)> {
+        let ks = self.prefix.bytes();
+        Some((
+            ks.first_chunk::<32>()?,
+            ks.get(64..)?,
+            (ks.len() / 64) as u32,
+        ))
+    }
+}
+
+/// ChaCha20 positioned at block `counter` for the `len` bytes of a message left after the
+/// prefix; [`Error::LengthLimit`] if they would run past block counter 2^32 - 1.
+fn rest_cipher(key: &[u8; 32], nonce: &[u8; 12], counter: u32, len: usize) -> Result<ChaCha20> {
+    let cipher = ChaCha20::new(key, nonce, counter)?;
+    if (len as u64) > cipher.remaining_bytes() {
+        return Err(Error::LengthLimit(
+            "ChaCha20-Poly1305 message longer than the 32-bit block counter allows",
+        ));
+    }
+    Ok(cipher)
+}
+
+/// The Poly1305 tag of RFC 8439 section 2.8 over `aad` and the ciphertext `ct`.
+fn compute_tag(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+    let mut otk = poly1305_key_gen(key, nonce);
+    let tag = tag_with(&otk, aad, ct);
+    otk.zeroize();
+    tag
 }
 
 /// Bytes encrypted and then authenticated per step of `seal`: the ciphertext is hashed while it is
@@ -129,21 +178,32 @@ const INTERLEAVE_BYTES: usize = 4096;
 
 /// Encrypts from block counter 1 and returns the tag (the shared core of both AEADs).
 fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
-    if data.len() <= SHORT_MAX {
-        if let Some(tag) = seal_short(key, nonce, aad, data) {
-            return as_tag(&tag);
+    let short = if data.len() <= SHORT_PREFIX - 64 {
+        seal_short::<SHORT_PREFIX>(key, nonce, aad, data)
+    } else if data.len() <= SHORT_MAX {
+        seal_short::<LONG_PREFIX>(key, nonce, aad, data)
+    } else {
+        None
+    };
+    if let Some(tag) = short {
+        return as_tag(&tag);
+    }
+    let start = LongStart::new(key, nonce);
+    let (otk, head_ks, counter) = start.parts().ok_or(Error::InvalidParameter(
+        "ChaCha20 computed no key stream for block 0",
+    ))?;
+    let head = head_ks.len().min(data.len());
+    // Fails before touching `data` if the message exceeds the 32-bit block counter.
+    let mut cipher = rest_cipher(key, nonce, counter, data.len() - head)?;
+    let mut mac = start_mac(otk, aad);
+    for (i, piece) in data.chunks_mut(INTERLEAVE_BYTES).enumerate() {
+        if i == 0 {
+            let (first, rest) = piece.split_at_mut(head.min(piece.len()));
+            util::xor_in_place(first, &head_ks[..first.len()]);
+            cipher.apply_keystream(rest)?;
+        } else {
+            cipher.apply_keystream(piece)?;
         }
-    }
-    let mut cipher = ChaCha20::new(key, nonce, 1)?;
-    // Fail before touching `data` if the message exceeds the 32-bit block counter.
-    if (data.len() as u64) > cipher.remaining_bytes() {
-        return Err(Error::LengthLimit(
-            "ChaCha20-Poly1305 message longer than the 32-bit block counter allows",
-        ));
-    }
-    let mut mac = start_mac(key, nonce, aad);
-    for piece in data.chunks_mut(INTERLEAVE_BYTES) {
-        cipher.apply_keystream(piece)?;
         mac.update(piece);
     }
     as_tag(&finish_mac(mac, aad.len(), data.len()))
@@ -165,21 +225,31 @@ fn open_with(
     data: &mut [u8],
     tag: &[u8],
 ) -> Result<()> {
-    if data.len() <= SHORT_MAX {
-        return open_short(key, nonce, aad, data, tag).ok_or(Error::AuthenticationFailed);
+    let short = if data.len() <= SHORT_PREFIX - 64 {
+        open_short::<SHORT_PREFIX>(key, nonce, aad, data, tag)
+    } else if data.len() <= SHORT_MAX {
+        open_short::<LONG_PREFIX>(key, nonce, aad, data, tag)
+    } else {
+        None
+    };
+    match short {
+        Some(true) => return Ok(()),
+        Some(false) => return Err(Error::AuthenticationFailed),
+        None => {}
     }
-    let mut cipher = ChaCha20::new(key, nonce, 1)?;
+    let start = LongStart::new(key, nonce);
+    let (otk, head_ks, counter) = start.parts().ok_or(Error::InvalidParameter(
+        "ChaCha20 computed no key stream for block 0",
+    ))?;
+    let head = head_ks.len().min(data.len());
     // No valid ciphertext is this long; refuse before hashing it.
-    if (data.len() as u64) > cipher.remaining_bytes() {
-        return Err(Error::LengthLimit(
-            "ChaCha20-Poly1305 message longer than the 32-bit block counter allows",
-        ));
-    }
-    let expected = compute_tag(key, nonce, aad, data);
-    if !util::ct_eq(&expected, tag) {
+    let mut cipher = rest_cipher(key, nonce, counter, data.len() - head)?;
+    if !util::ct_eq(&tag_with(otk, aad, data), tag) {
         return Err(Error::AuthenticationFailed);
     }
-    cipher.apply_keystream(data)
+    let (first, rest) = data.split_at_mut(head);
+    util::xor_in_place(first, &head_ks[..head]);
+    cipher.apply_keystream(rest)
 }
 
 /// AEAD_CHACHA20_POLY1305 (RFC 8439): 32-byte key, 12-byte nonce, 16-byte tag.

@@ -9,5 +9,6 @@ pub mod poly1305;
 pub(crate) mod poly1305_field;
 #[cfg(target_arch = "x86_64")]
 mod poly1305_ifma;
+pub(crate) mod poly1305_u64;
 #[cfg(target_arch = "x86_64")]
 mod poly1305_x86;

@@ -1,7 +1,9 @@
 //! Poly1305 one-time authenticator (RFC 8439 section 2.5).
 //!
-//! Constant-time: the 130-bit accumulator is kept in five 26-bit limbs multiplied with 32x32->64-bit
-//! products, the key is clamped with masks, and the final reduction modulo 2^130 - 5 selects
+//! Constant-time: the 130-bit accumulator is kept in five 26-bit limbs (the form the vector backends
+//! and the parallel fold share); the scalar block loop runs on three 44/44/42-bit limbs with
+//! 64x64->128-bit products (`poly1305_u64`, converting at the ends of each run of blocks; on
+//! 32-bit targets on the 26-bit limbs with 32x32->64-bit products), the key is clamped with masks, and the final reduction modulo 2^130 - 5 selects
 //! between `h` and `h - p` with a mask, so no branch or memory access depends on the key, the
 //! message contents or the tag. (Branches depend only on message lengths, which are public.)
 //!
@@ -22,15 +24,21 @@
 //! zeroized on drop.
 //! A Poly1305 key must authenticate only one message.
 
-use super::poly1305_field::{Fe, LIMB_MASK};
+use super::poly1305_field::Fe;
+#[cfg(not(target_pointer_width = "64"))]
+use super::poly1305_field::LIMB_MASK;
+#[cfg(target_pointer_width = "64")]
+use super::poly1305_u64::H44;
+use super::poly1305_u64::R44;
 use crate::cpu::{self, Backend};
 use crate::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Whole-block bytes one `update` must bring before a vector backend builds its key powers (and
-/// runs); below it the scalar code is faster than building r^2..r^16 for a message this short
-/// (one-shot, Sapphire Rapids: 512 B took 420 ns scalar against 530 ns IFMA with its key set-up
-/// and 560-790 ns AVX2 / AVX-512; 768 B 960 ns scalar against 400 ns IFMA, 620-850 ns).
+/// runs); below it the scalar code (64-bit limbs) is faster than building r^2..r^16 for a message
+/// this short. One-shot on Zen 4, the scalar code and IFMA with its key set-up break even between
+/// 512 and 640 bytes, AVX-512 F at about 768; 768 keeps every vector backend at least even
+/// where it starts.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const VECTOR_MIN_BYTES: usize = 768;
 
@@ -39,8 +47,9 @@ pub(crate) const VECTOR_MIN_BYTES: usize = 768;
 pub struct Poly1305 {
     /// Clamped `r` in 26-bit limbs.
     r: [u32; 5],
-    /// `5 * r[1..5]`, used to fold the part of a product above 2^130 back in.
-    r5: [u32; 4],
+    /// Clamped `r` for the scalar block loop (`poly1305_u64`).
+    #[cfg_attr(not(target_pointer_width = "64"), allow(dead_code))]
+    r44: R44,
     /// `s` as four little-endian words.
     s: [u32; 4],
     /// Accumulator in 26-bit limbs (partially reduced).
@@ -60,7 +69,7 @@ impl Zeroize for Poly1305 {
     /// word; the derive on the `Option` would also wipe its whole size byte by byte).
     fn zeroize(&mut self) {
         self.r.zeroize();
-        self.r5.zeroize();
+        self.r44.zeroize();
         self.s.zeroize();
         self.h.zeroize();
         self.pending.zeroize();
@@ -146,7 +155,7 @@ impl Poly1305 {
             (le32(&key[9..13]) >> 6) & 0x03f0_3fff,
             (le32(&key[12..16]) >> 8) & 0x000f_ffff,
         ];
-        let r5 = [r[1] * 5, r[2] * 5, r[3] * 5, r[4] * 5];
+        let r44 = R44::new(key.first_chunk::<16>().unwrap_or(&[0; 16]));
         let s = [
             le32(&key[16..20]),
             le32(&key[20..24]),
@@ -162,7 +171,7 @@ impl Poly1305 {
         let backend = Backend::Portable;
         Poly1305 {
             r,
-            r5,
+            r44,
             s,
             h: [0; 5],
             pending: [0; 16],
@@ -199,7 +208,7 @@ impl Poly1305 {
                 return;
             }
             let block = self.pending;
-            self.blocks(&block, 1 << 24);
+            self.blocks(&block, 1);
             self.pending_len = 0;
         }
         let whole = &data[..data.len() - data.len() % 16];
@@ -214,7 +223,7 @@ impl Poly1305 {
         } else {
             whole
         };
-        self.blocks(whole, 1 << 24);
+        self.blocks(whole, 1);
         let data = &data[data.len() - data.len() % 16..];
         let tail = data;
         self.pending[..tail.len()].copy_from_slice(tail);
@@ -258,19 +267,37 @@ impl Poly1305 {
         }
     }
 
-    /// `h = (h + m + hibit * 2^128) * r mod 2^130 - 5` for each 16-byte block of `data`.
-    fn blocks(&mut self, data: &[u8], hibit: u32) {
-        let [mut h0, mut h1, mut h2, mut h3, mut h4] = self.h;
-        for m in data.chunks_exact(16) {
-            h0 += le32(&m[0..4]) & LIMB_MASK;
-            h1 += (le32(&m[3..7]) >> 2) & LIMB_MASK;
-            h2 += (le32(&m[6..10]) >> 4) & LIMB_MASK;
-            h3 += (le32(&m[9..13]) >> 6) & LIMB_MASK;
-            h4 += (le32(&m[12..16]) >> 8) | hibit;
-
-            [h0, h1, h2, h3, h4] = Fe([h0, h1, h2, h3, h4]).mul_by(&self.r, &self.r5).0;
+    /// `h = (h + m + hibit * 2^128) * r mod 2^130 - 5` for each 16-byte block of `data`, on the
+    /// 64-bit limbs of `poly1305_u64` (`h` stays in the 26-bit limbs the vector backends share).
+    fn blocks(&mut self, data: &[u8], hibit: u64) {
+        if data.len() < 16 {
+            return;
         }
-        self.h = [h0, h1, h2, h3, h4];
+        #[cfg(target_pointer_width = "64")]
+        {
+            let mut h = H44::from26(&self.h);
+            h.blocks(&self.r44, data, hibit);
+            self.h = h.to26();
+            h.zeroize();
+        }
+        // Without 64-bit multiplications, on the 26-bit limbs (25 32x32->64-bit products).
+        #[cfg(not(target_pointer_width = "64"))]
+        {
+            let r = &self.r;
+            let mut r5 = [r[1] * 5, r[2] * 5, r[3] * 5, r[4] * 5];
+            let hibit = (hibit as u32) << 24;
+            let [mut h0, mut h1, mut h2, mut h3, mut h4] = self.h;
+            for m in data.chunks_exact(16) {
+                h0 += le32(&m[0..4]) & LIMB_MASK;
+                h1 += (le32(&m[3..7]) >> 2) & LIMB_MASK;
+                h2 += (le32(&m[6..10]) >> 4) & LIMB_MASK;
+                h3 += (le32(&m[9..13]) >> 6) & LIMB_MASK;
+                h4 += (le32(&m[12..16]) >> 8) | hibit;
+                [h0, h1, h2, h3, h4] = Fe([h0, h1, h2, h3, h4]).mul_by(r, &r5).0;
+            }
+            self.h = [h0, h1, h2, h3, h4];
+            r5.zeroize();
+        }
     }
 
     /// Fully reduces `h` modulo 2^130 - 5 without branches and adds `s` modulo 2^128.

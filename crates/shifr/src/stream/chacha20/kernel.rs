@@ -8,7 +8,7 @@
 use super::aarch64_neon;
 use super::soft;
 #[cfg(target_arch = "x86_64")]
-use super::{x86_avx2, x86_avx512, x86_sse2};
+use super::{x86_avx2, x86_avx512, x86_avx512_short, x86_sse2};
 use crate::cpu::{self, Backend};
 use zeroize::Zeroize;
 
@@ -17,6 +17,13 @@ pub(super) const BATCH_BLOCKS: usize = 16;
 
 /// Key stream bytes per batch.
 pub(super) const BATCH_BYTES: usize = 64 * BATCH_BLOCKS;
+
+/// Most blocks of a short fill ([`Kernel::fill_short`]): every kernel writes at most this many
+/// when asked for at most this many.
+pub(super) const SHORT_BLOCKS: usize = 8;
+
+/// Key stream bytes of a short fill.
+pub(super) const SHORT_BYTES: usize = 64 * SHORT_BLOCKS;
 
 /// A ChaCha20 key stream implementation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,9 +162,9 @@ impl Kernel {
     /// (mod 2^32) into the start of `out` with as narrow a call as covers them, and returns how many
     /// blocks it wrote (at most [`BATCH_BLOCKS`]): for short messages, where a whole batch would
     /// compute and then wipe up to sixteen times the key stream needed. Portable writes exactly
-    /// `blocks`, SSE2 a multiple of four, AVX2 and AVX-512 eight blocks with AVX2 when that
-    /// covers them (a 256-bit call costs about what a 512-bit one does and writes half), else
-    /// a whole batch.
+    /// `blocks`, SSE2 and NEON a multiple of four, AVX-512 four or eight with its short kernel
+    /// (`x86_avx512_short.rs`: one latency-bound chain instead of sixteen blocks' work), AVX2 eight
+    /// (a 256-bit call costs about what a 512-bit one does and writes half), else a whole batch.
     pub(super) fn fill_blocks(
         self,
         state: &[u32; 16],
@@ -166,6 +173,11 @@ impl Kernel {
         blocks: usize,
     ) -> usize {
         let blocks = blocks.clamp(1, BATCH_BLOCKS);
+        if blocks <= SHORT_BLOCKS {
+            if let Some(short) = out.first_chunk_mut::<SHORT_BYTES>() {
+                return self.fill_short(state, counter, short, blocks);
+            }
+        }
         match self {
             Kernel::Portable => {
                 let part = &mut out[..64 * blocks];
@@ -185,20 +197,64 @@ impl Kernel {
                 }
                 x86_sse2::BLOCKS * calls
             }
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 | Kernel::Avx512 if blocks <= x86_avx2::BLOCKS && cpu::features().avx2 => {
-                if let Some(part) = out.first_chunk_mut::<{ 64 * x86_avx2::BLOCKS }>() {
-                    // SAFETY: AVX2 was just checked in `cpu::features()`.
-                    unsafe { x86_avx2::keystream(state, counter, part) }
-                }
-                x86_avx2::BLOCKS
-            }
-            // Every other kernel (NEON; on 32-bit Arm there is none, hence the allow).
+            // Every other kernel (AVX2, AVX-512, NEON; on 32-bit Arm there is none, hence the
+            // allow).
             #[allow(unreachable_patterns)]
             _ => {
                 self.fill(state, counter, out);
                 BATCH_BLOCKS
             }
+        }
+    }
+
+    /// [`Kernel::fill_blocks`] for at most [`SHORT_BLOCKS`] blocks into a buffer of that many:
+    /// writes at least `blocks` (1 to [`SHORT_BLOCKS`]) blocks from `counter` (mod 2^32) and
+    /// returns how many (at most [`SHORT_BLOCKS`]).
+    pub(super) fn fill_short(
+        self,
+        state: &[u32; 16],
+        counter: u32,
+        out: &mut [u8; SHORT_BYTES],
+        blocks: usize,
+    ) -> usize {
+        let blocks = blocks.clamp(1, SHORT_BLOCKS);
+        #[cfg(target_arch = "x86_64")]
+        const _: () = assert!(x86_sse2::BLOCKS == 4 && x86_avx2::BLOCKS == SHORT_BLOCKS);
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        const _: () = assert!(aarch64_neon::BLOCKS == 4);
+        // Four-block calls (SSE2, NEON): as many as cover `blocks`.
+        #[allow(unused_variables, unused_mut)]
+        let mut by_fours = |f: fn(&[u32; 16], u32, &mut [u8])| {
+            let calls = blocks.div_ceil(4);
+            for (i, part) in out[..256 * calls].chunks_exact_mut(256).enumerate() {
+                f(state, counter.wrapping_add(4 * i as u32), part);
+            }
+            4 * calls
+        };
+        match self {
+            Kernel::Portable => {
+                let part = &mut out[..64 * blocks];
+                for (i, part) in part.chunks_mut(soft::BATCH_BYTES).enumerate() {
+                    let first = counter.wrapping_add((i * soft::LANES) as u32);
+                    soft::keystream_batch(state, first, part);
+                }
+                blocks
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => by_fours(x86_sse2::keystream),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => {
+                // SAFETY: `Kernel::Avx2` is only chosen after `cpu::features()` reported AVX2.
+                unsafe { x86_avx2::keystream(state, counter, out) };
+                x86_avx2::BLOCKS
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => {
+                // SAFETY: `Kernel::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
+                unsafe { x86_avx512_short::keystream(state, counter, out, blocks) }
+            }
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Kernel::Neon => by_fours(aarch64_neon::keystream),
         }
     }
 
@@ -272,5 +328,45 @@ mod tests {
             }
         }
         assert!(Kernel::available().contains(&Kernel::select()));
+    }
+
+    /// `fill_blocks` of every kernel and every block count (the 4- and 8-block AVX-512 short
+    /// kernel, the 8-block AVX2 call, SSE2's multiples of four, whole batches) writes the portable
+    /// key stream for at least the blocks asked for, also across the 2^32 counter wrap.
+    #[test]
+    fn narrow_fills_agree_with_portable() {
+        let mut state = [0u32; 16];
+        for (i, w) in state.iter_mut().enumerate() {
+            *w = (i as u32 + 7).wrapping_mul(0x9e37_79b9) ^ 0x7f4a_7c15;
+        }
+        for counter in [
+            0u32,
+            1,
+            1000,
+            u32::MAX - 8,
+            u32::MAX - 4,
+            u32::MAX - 1,
+            u32::MAX,
+        ] {
+            let mut expected = [0u8; BATCH_BYTES];
+            Kernel::Portable.fill(&state, counter, &mut expected);
+            for kernel in Kernel::available() {
+                for blocks in 1..=BATCH_BLOCKS {
+                    let mut out = [0u8; BATCH_BYTES];
+                    let written = kernel.fill_blocks(&state, counter, &mut out, blocks);
+                    assert!(
+                        (blocks..=BATCH_BLOCKS).contains(&written),
+                        "{} wrote {written} for {blocks}",
+                        kernel.name()
+                    );
+                    assert_eq!(
+                        out[..64 * written],
+                        expected[..64 * written],
+                        "{} {blocks} blocks at counter {counter}",
+                        kernel.name()
+                    );
+                }
+            }
+        }
     }
 }

@@ -7,9 +7,10 @@
 //! counter never wraps: a call that would need a block past counter 2^32 - 1 fails with
 //! [`Error::LengthLimit`] and changes nothing.
 //!
-//! Implementations (`kernel.rs`): AVX-512 (16 blocks per call) or AVX2 (8 blocks) when the CPU
-//! has it, else SSE2 (x86-64 baseline, 4 blocks), NEON on AArch64 (4 blocks, `aarch64_neon.rs`),
-//! else portable Rust (4 blocks per call, `soft.rs`);
+//! Implementations (`kernel.rs`): AVX-512 (16 blocks per call; fills of at most eight blocks by
+//! the 4/8-block short kernel, `x86_avx512_short.rs`) or AVX2 (8 blocks) when the CPU has it,
+//! else SSE2 (x86-64 baseline, 4 blocks), NEON on AArch64 (4 blocks, `aarch64_neon.rs`), else
+//! portable Rust (4 blocks per call, `soft.rs`);
 //! `SHIFR_BACKEND=portable` forces the portable one. All are tested against each other.
 //!
 //! ChaCha20 is constant-time by construction (additions, XORs and fixed rotations only).
@@ -27,6 +28,8 @@ mod wipe;
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512_short;
 #[cfg(target_arch = "x86_64")]
 mod x86_sse2;
 
@@ -226,25 +229,38 @@ impl ChaCha20 {
 
 /// The first key stream bytes of one (key, nonce) from block counter 0, computed in one kernel
 /// call (block 0, the Poly1305 one-time key of ChaCha20-Poly1305, together with the blocks of a
-/// short message) and wiped on drop as far as they were written.
-pub(crate) struct KeystreamPrefix {
-    buf: [u8; BATCH_BYTES],
+/// short message) into an `N`-byte buffer ([`SHORT_PREFIX`] or [`LONG_PREFIX`]) and wiped on drop
+/// as far as they were written.
+pub(crate) struct KeystreamPrefix<const N: usize> {
+    buf: [u8; N],
     written: usize,
 }
 
-impl KeystreamPrefix {
-    /// The most bytes a prefix holds (one batch).
-    pub(crate) const MAX_BYTES: usize = BATCH_BYTES;
+/// Bytes of the smaller prefix (the short kernels' widest call).
+pub(crate) const SHORT_PREFIX: usize = kernel::SHORT_BYTES;
 
-    /// Computes at least the first `bytes` (at most [`Self::MAX_BYTES`]) key stream bytes.
-    pub(crate) fn new(key: &[u8; 32], nonce: &[u8; 12], bytes: usize) -> KeystreamPrefix {
+/// Bytes of the larger prefix (one batch).
+pub(crate) const LONG_PREFIX: usize = BATCH_BYTES;
+
+impl<const N: usize> KeystreamPrefix<N> {
+    /// Computes at least the first `bytes` (at most `N`) key stream bytes; for an `N` other than
+    /// [`SHORT_PREFIX`] and [`LONG_PREFIX`], none.
+    pub(crate) fn new(key: &[u8; 32], nonce: &[u8; 12], bytes: usize) -> KeystreamPrefix<N> {
         let mut state = setup_state(key, 0, nonce);
-        let mut buf = [0u8; BATCH_BYTES];
-        let blocks = Kernel::select().fill_blocks(&state, 0, &mut buf, bytes.div_ceil(64));
+        let mut buf = [0u8; N];
+        let kernel = Kernel::select();
+        let blocks = bytes.div_ceil(64);
+        let written = if let Ok(batch) = <&mut [u8; BATCH_BYTES]>::try_from(&mut buf[..]) {
+            kernel.fill_blocks(&state, 0, batch, blocks)
+        } else if let Ok(short) = <&mut [u8; SHORT_PREFIX]>::try_from(&mut buf[..]) {
+            kernel.fill_short(&state, 0, short, blocks)
+        } else {
+            0
+        };
         state.zeroize();
         KeystreamPrefix {
             buf,
-            written: blocks * 64,
+            written: written * 64,
         }
     }
 
@@ -254,7 +270,7 @@ impl KeystreamPrefix {
     }
 }
 
-impl Drop for KeystreamPrefix {
+impl<const N: usize> Drop for KeystreamPrefix<N> {
     fn drop(&mut self) {
         wipe(&mut self.buf[..self.written]);
     }

@@ -1,0 +1,167 @@
+//! ChaCha20 key stream of four or eight blocks with AVX-512 in the "horizontal" form: each 512-bit
+//! register holds one row of the 4x4 state for four blocks (128-bit lane `l` belongs to block
+//! `counter + l`), so one quarter-round step works on all four columns of four blocks at once, and
+//! the diagonal rounds rotate the rows within each lane (`vpshufd`) instead of renaming registers.
+//!
+//! The sixteen-block kernel (`x86_avx512.rs`) has the best throughput, but a message of one or two
+//! blocks (plus block 0, the Poly1305 key of ChaCha20-Poly1305) would pay for sixteen. Here the
+//! cost is the latency of one chain of 20 rounds over four registers; two independent groups
+//! (eight blocks) run interleaved in the same time on a core with two or more vector pipes.
+//!
+//! Used only when the CPU reports AVX-512 F (checked by the caller through [`crate::cpu`]).
+//! Additions, XORs, rotations and fixed shuffles only: constant-time.
+
+use core::arch::x86_64::{
+    __m128i, __m512i, _mm512_add_epi32, _mm512_broadcast_i32x4, _mm512_rol_epi32, _mm512_set_epi32,
+    _mm512_shuffle_epi32, _mm512_shuffle_i32x4, _mm512_storeu_si512, _mm512_xor_si512,
+    _mm_loadu_si128, _MM_PERM_ENUM,
+};
+use zeroize::Zeroize;
+
+/// Blocks of one group (one register per row).
+pub(super) const GROUP_BLOCKS: usize = 4;
+
+/// The most blocks one call writes (two groups).
+pub(super) const MAX_BLOCKS: usize = 2 * GROUP_BLOCKS;
+
+/// Writes the key stream of blocks `counter .. counter + n` (block counters taken mod 2^32) into
+/// `out[..64 * n]`, where `n` is 4 if `blocks <= 4` and 8 otherwise (`blocks` at most 8), and
+/// returns `n`. `state` is the setup state; its word 12 is ignored. `out` must hold `64 * n`
+/// bytes; if it is shorter nothing is written and 0 is returned. Callers must have checked that
+/// the CPU supports AVX-512 F.
+#[target_feature(enable = "avx512f")]
+pub(super) fn keystream(state: &[u32; 16], counter: u32, out: &mut [u8], blocks: usize) -> usize {
+    if blocks <= GROUP_BLOCKS {
+        match out.first_chunk_mut::<{ 64 * GROUP_BLOCKS }>() {
+            Some(out) => {
+                groups::<1>(state, counter, out);
+                GROUP_BLOCKS
+            }
+            None => 0,
+        }
+    } else {
+        match out.first_chunk_mut::<{ 64 * MAX_BLOCKS }>() {
+            Some(out) => {
+                groups::<2>(state, counter, out);
+                MAX_BLOCKS
+            }
+            None => 0,
+        }
+    }
+}
+
+/// One group's four rows.
+type Rows = [__m512i; 4];
+
+/// `G` groups of four blocks from `counter`, stored in block order into `out` (`256 * G` bytes).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn groups<const G: usize>(state: &[u32; 16], counter: u32, out: &mut [u8]) {
+    let mut row = [0u32; 16];
+    row.copy_from_slice(state);
+    row[12] = counter;
+    let load = |i: usize| {
+        // SAFETY: `row[4 * i..4 * i + 4]` (`i < 4`) is 16 readable bytes; `loadu` has no
+        // alignment requirement. AVX-512 F is enabled on this function.
+        unsafe {
+            _mm512_broadcast_i32x4(_mm_loadu_si128(
+                row[4 * i..4 * i + 4].as_ptr().cast::<__m128i>(),
+            ))
+        }
+    };
+    let input: Rows = [load(0), load(1), load(2), load(3)];
+    // Lane `l` of group `g` is block `counter + 4g + l`: only word 12 (the first of row 3) differs.
+    let lanes = |g: i32| {
+        _mm512_set_epi32(
+            0,
+            0,
+            0,
+            4 * g + 3,
+            0,
+            0,
+            0,
+            4 * g + 2,
+            0,
+            0,
+            0,
+            4 * g + 1,
+            0,
+            0,
+            0,
+            4 * g,
+        )
+    };
+    let mut start = [input; G];
+    for (g, s) in start.iter_mut().enumerate() {
+        s[3] = _mm512_add_epi32(input[3], lanes(g as i32));
+    }
+    let mut x = start;
+    for _ in 0..10 {
+        round(&mut x);
+        diagonalize::<0x39, 0x4e, 0x93, G>(&mut x);
+        round(&mut x);
+        diagonalize::<0x93, 0x4e, 0x39, G>(&mut x);
+    }
+    for (g, (x, s)) in x.iter().zip(&start).enumerate() {
+        let [a, b, c, d] = [0, 1, 2, 3].map(|i| _mm512_add_epi32(x[i], s[i]));
+        // Lanes to blocks: block l = lane l of a, b, c, d (a 4x4 transpose of 128-bit lanes).
+        let ab_lo = _mm512_shuffle_i32x4::<0x44>(a, b); // a0 a1 b0 b1
+        let cd_lo = _mm512_shuffle_i32x4::<0x44>(c, d); // c0 c1 d0 d1
+        let ab_hi = _mm512_shuffle_i32x4::<0xee>(a, b); // a2 a3 b2 b3
+        let cd_hi = _mm512_shuffle_i32x4::<0xee>(c, d); // c2 c3 d2 d3
+        let blocks = [
+            _mm512_shuffle_i32x4::<0x88>(ab_lo, cd_lo),
+            _mm512_shuffle_i32x4::<0xdd>(ab_lo, cd_lo),
+            _mm512_shuffle_i32x4::<0x88>(ab_hi, cd_hi),
+            _mm512_shuffle_i32x4::<0xdd>(ab_hi, cd_hi),
+        ];
+        for (l, v) in blocks.into_iter().enumerate() {
+            if let Some(dst) = out.get_mut((4 * g + l) * 64..(4 * g + l + 1) * 64) {
+                // SAFETY: `dst` is exactly 64 writable bytes; `storeu` has no alignment requirement.
+                unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), v) };
+            }
+        }
+    }
+    row.zeroize();
+}
+
+/// One column (or, after [`diagonalize`], diagonal) round on every group.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn round<const G: usize>(x: &mut [Rows; G]) {
+    for r in x.iter_mut() {
+        r[0] = _mm512_add_epi32(r[0], r[1]);
+        r[3] = _mm512_rol_epi32::<16>(_mm512_xor_si512(r[3], r[0]));
+    }
+    for r in x.iter_mut() {
+        r[2] = _mm512_add_epi32(r[2], r[3]);
+        r[1] = _mm512_rol_epi32::<12>(_mm512_xor_si512(r[1], r[2]));
+    }
+    for r in x.iter_mut() {
+        r[0] = _mm512_add_epi32(r[0], r[1]);
+        r[3] = _mm512_rol_epi32::<8>(_mm512_xor_si512(r[3], r[0]));
+    }
+    for r in x.iter_mut() {
+        r[2] = _mm512_add_epi32(r[2], r[3]);
+        r[1] = _mm512_rol_epi32::<7>(_mm512_xor_si512(r[1], r[2]));
+    }
+}
+
+/// Rotates rows 1, 2 and 3 of every lane by the word shuffles `B`, `C`, `D`: (0x39, 0x4e, 0x93)
+/// moves the diagonals into columns, (0x93, 0x4e, 0x39) moves them back.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn diagonalize<
+    const B: _MM_PERM_ENUM,
+    const C: _MM_PERM_ENUM,
+    const D: _MM_PERM_ENUM,
+    const G: usize,
+>(
+    x: &mut [Rows; G],
+) {
+    for r in x.iter_mut() {
+        r[1] = _mm512_shuffle_epi32::<B>(r[1]);
+        r[2] = _mm512_shuffle_epi32::<C>(r[2]);
+        r[3] = _mm512_shuffle_epi32::<D>(r[3]);
+    }
+}
