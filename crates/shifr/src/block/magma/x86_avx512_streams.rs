@@ -16,11 +16,12 @@
 //! everything else off it and out of its way: the next block is gathered before the rounds of this
 //! one start, and the previous block is scattered only after them, so that both are ready to run in
 //! the ports the rounds leave idle instead of competing with them for the shuffle port at the start
-//! of a block. The chaining values are held as eight-lane (256-bit) halves. Up to sixteen streams
-//! run their rounds as two interleaved groups of eight lanes (`x86_avx512::rounds_256`, whose
-//! round has the shorter dependency chain: on AMD Zen 4 about 9 cycles against 11 for the 512-bit
-//! round); with more than sixteen, the two 512-bit groups of `x86_avx512::rounds` interleave, where
-//! four 256-bit groups would be bound by the issue of their rounds rather than by latency.
+//! of a block. The chaining values are held as eight-lane (256-bit) halves. Up to eight streams (a
+//! single-stream chain included) run their rounds as one group of eight lanes and up to sixteen as
+//! two interleaved groups (`x86_avx512::rounds_256`, whose round has the shorter dependency chain:
+//! on AMD Zen 4 about 9 cycles against 11 for the 512-bit round); with more than sixteen, the two
+//! 512-bit groups of `x86_avx512::rounds` interleave, where four 256-bit groups would be bound by
+//! the issue of their rounds rather than by latency.
 //!
 //! Constant-time like the rest of the AVX-512 backend: register lookups only; the addresses
 //! touched depend only on where the (public) streams are and on their (public) lengths.
@@ -109,25 +110,26 @@ unsafe fn feedback(
         };
         // SAFETY: the streams of `part` are streams of `run`, each with `8 * blocks` bytes.
         unsafe {
-            match (keys.len() > LANES, mode) {
-                (false, CBC) => k.chunk::<1, 2, true, CBC>(keys, registers, &mut part),
-                (false, CFB_ENCRYPT) => {
-                    k.chunk::<1, 2, true, CFB_ENCRYPT>(keys, registers, &mut part)
+            match (keys.len().div_ceil(HALF), mode) {
+                (0 | 1, CBC) => k.chunk::<1, 1, true, CBC>(keys, registers, &mut part),
+                (0 | 1, CFB_ENCRYPT) => {
+                    k.chunk::<1, 1, true, CFB_ENCRYPT>(keys, registers, &mut part)
                 }
-                (false, CFB_DECRYPT) => {
-                    k.chunk::<1, 2, true, CFB_DECRYPT>(keys, registers, &mut part)
+                (0 | 1, CFB_DECRYPT) => {
+                    k.chunk::<1, 1, true, CFB_DECRYPT>(keys, registers, &mut part)
                 }
-                (false, OFB) => k.chunk::<1, 2, true, OFB>(keys, registers, &mut part),
-                (false, _) => k.chunk::<1, 2, true, MAC>(keys, registers, &mut part),
-                (true, CBC) => k.chunk::<2, 4, false, CBC>(keys, registers, &mut part),
-                (true, CFB_ENCRYPT) => {
-                    k.chunk::<2, 4, false, CFB_ENCRYPT>(keys, registers, &mut part)
-                }
-                (true, CFB_DECRYPT) => {
-                    k.chunk::<2, 4, false, CFB_DECRYPT>(keys, registers, &mut part)
-                }
-                (true, OFB) => k.chunk::<2, 4, false, OFB>(keys, registers, &mut part),
-                (true, _) => k.chunk::<2, 4, false, MAC>(keys, registers, &mut part),
+                (0 | 1, OFB) => k.chunk::<1, 1, true, OFB>(keys, registers, &mut part),
+                (0 | 1, _) => k.chunk::<1, 1, true, MAC>(keys, registers, &mut part),
+                (2, CBC) => k.chunk::<1, 2, true, CBC>(keys, registers, &mut part),
+                (2, CFB_ENCRYPT) => k.chunk::<1, 2, true, CFB_ENCRYPT>(keys, registers, &mut part),
+                (2, CFB_DECRYPT) => k.chunk::<1, 2, true, CFB_DECRYPT>(keys, registers, &mut part),
+                (2, OFB) => k.chunk::<1, 2, true, OFB>(keys, registers, &mut part),
+                (2, _) => k.chunk::<1, 2, true, MAC>(keys, registers, &mut part),
+                (_, CBC) => k.chunk::<2, 4, false, CBC>(keys, registers, &mut part),
+                (_, CFB_ENCRYPT) => k.chunk::<2, 4, false, CFB_ENCRYPT>(keys, registers, &mut part),
+                (_, CFB_DECRYPT) => k.chunk::<2, 4, false, CFB_DECRYPT>(keys, registers, &mut part),
+                (_, OFB) => k.chunk::<2, 4, false, OFB>(keys, registers, &mut part),
+                (_, _) => k.chunk::<2, 4, false, MAC>(keys, registers, &mut part),
             }
         }
     }
@@ -304,8 +306,9 @@ impl Kernel<'_> {
 
     /// Every block of the (at most 32) streams, `G` groups of sixteen lanes. Blocks come and go
     /// sixteen lanes at a time (gathers, scatters and their shuffles are 512-bit); the chaining
-    /// values are `H = 2 * G` eight-lane halves, and the rounds run on them as they are
-    /// ([`rounds_256`], `NARROW`, for one group) or joined into the 512-bit groups of [`rounds`].
+    /// values are `H = 2 * G` eight-lane halves (`H = 1` for at most eight streams), and the
+    /// rounds run on them as they are ([`rounds_256`], `NARROW`, for one group) or joined into the
+    /// 512-bit groups of [`rounds`].
     ///
     /// # Safety
     /// Every stream of `streams` holds at least `8 * self.blocks` bytes.
@@ -317,7 +320,7 @@ impl Kernel<'_> {
         registers: &mut [u8],
         streams: &mut Feedback,
     ) {
-        debug_assert_eq!(H, 2 * G);
+        debug_assert!(H == 2 * G || (NARROW && G == 1 && H == 1));
         let zero = _mm256_setzero_si256();
         let mut round_keys = [[zero; 8]; H];
         let mut wide_keys = [[_mm512_setzero_si512(); 8]; G];
@@ -330,13 +333,15 @@ impl Kernel<'_> {
             if NARROW {
                 for w in 0..8 {
                     round_keys[2 * g][w] = _mm512_castsi512_si256(words[w]);
-                    round_keys[2 * g + 1][w] = _mm512_extracti64x4_epi64::<1>(words[w]);
+                    if let Some(high) = round_keys.get_mut(2 * g + 1) {
+                        high[w] = _mm512_extracti64x4_epi64::<1>(words[w]);
+                    }
                 }
             } else {
                 wide_keys[g] = words;
             }
             let regs = registers.get(8 * from..8 * to).unwrap_or(&[]);
-            [chain[2 * g], chain[2 * g + 1]] = halves(self.load_registers(regs));
+            put(&mut chain, g, halves(self.load_registers(regs)));
             lanes[g] = self.lanes(streams, g, MODE != MAC);
         }
         if self.blocks == 0 {
@@ -346,7 +351,7 @@ impl Kernel<'_> {
         #[allow(clippy::needless_range_loop)]
         for g in 0..G {
             // SAFETY: block 0 < `self.blocks` of streams with `8 * self.blocks` bytes.
-            [input[2 * g], input[2 * g + 1]] = halves(unsafe { self.gather(&lanes[g], 0) });
+            put(&mut input, g, halves(unsafe { self.gather(&lanes[g], 0) }));
         }
         let mut previous = [[zero; 2]; H];
         for j in 0..self.blocks {
@@ -356,8 +361,11 @@ impl Kernel<'_> {
                 #[allow(clippy::needless_range_loop)]
                 for g in 0..G {
                     // SAFETY: `j + 1 < self.blocks`.
-                    [next[2 * g], next[2 * g + 1]] =
-                        halves(unsafe { self.gather(&lanes[g], j + 1) });
+                    put(
+                        &mut next,
+                        g,
+                        halves(unsafe { self.gather(&lanes[g], j + 1) }),
+                    );
                 }
             }
             let mut state = chain;
@@ -373,18 +381,18 @@ impl Kernel<'_> {
                 let mut wide = [[_mm512_setzero_si512(); 2]; G];
                 #[allow(clippy::needless_range_loop)]
                 for g in 0..G {
-                    wide[g] = whole(state[2 * g], state[2 * g + 1]);
+                    wide[g] = get(&state, g);
                 }
                 rounds::<G, false>(&mut wide, &wide_keys, self.c);
                 #[allow(clippy::needless_range_loop)]
                 for g in 0..G {
-                    [state[2 * g], state[2 * g + 1]] = halves(wide[g]);
+                    put(&mut state, g, halves(wide[g]));
                 }
             }
             if MODE != MAC && j > 0 {
                 #[allow(clippy::needless_range_loop)]
                 for g in 0..G {
-                    let out = whole(previous[2 * g], previous[2 * g + 1]);
+                    let out = get(&previous, g);
                     // SAFETY: `j - 1 < self.blocks`; not MAC, so `write` is set.
                     unsafe { self.scatter(&lanes[g], j - 1, out) };
                 }
@@ -410,7 +418,7 @@ impl Kernel<'_> {
         if MODE != MAC {
             #[allow(clippy::needless_range_loop)]
             for g in 0..G {
-                let out = whole(previous[2 * g], previous[2 * g + 1]);
+                let out = get(&previous, g);
                 // SAFETY: `self.blocks - 1` is the last block; not MAC, so `write` is set.
                 unsafe { self.scatter(&lanes[g], self.blocks - 1, out) };
             }
@@ -419,7 +427,7 @@ impl Kernel<'_> {
         for g in 0..G {
             let (from, to) = (LANES * g, keys.len().min(LANES * (g + 1)));
             if let Some(regs) = registers.get_mut(8 * from..8 * to) {
-                self.store_registers(regs, whole(chain[2 * g], chain[2 * g + 1]));
+                self.store_registers(regs, get(&chain, g));
             }
         }
     }
@@ -436,6 +444,29 @@ fn halves([a0, a1]: [__m512i; 2]) -> [[__m256i; 2]; 2] {
             _mm512_extracti64x4_epi64::<1>(a1),
         ],
     ]
+}
+
+/// Stores the halves of sixteen-lane group `g` as eight-lane groups `2 * g` and `2 * g + 1` of
+/// `dst`, dropping the upper half where `dst` has no group for it (`H == 1`: at most eight lanes).
+#[inline(always)]
+fn put<const H: usize>(dst: &mut [[__m256i; 2]; H], g: usize, [low, high]: [[__m256i; 2]; 2]) {
+    if let Some(d) = dst.get_mut(2 * g) {
+        *d = low;
+    }
+    if let Some(d) = dst.get_mut(2 * g + 1) {
+        *d = high;
+    }
+}
+
+/// Sixteen-lane group `g` of `src` (the inverse of [`put`]; zero lanes where `src` has no
+/// group for the upper half).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+fn get<const H: usize>(src: &[[__m256i; 2]; H], g: usize) -> [__m512i; 2] {
+    let zero = _mm256_setzero_si256();
+    let low = src.get(2 * g).copied().unwrap_or([zero; 2]);
+    let high = src.get(2 * g + 1).copied().unwrap_or([zero; 2]);
+    whole(low, high)
 }
 
 /// The inverse of [`halves`].
