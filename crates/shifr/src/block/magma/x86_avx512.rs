@@ -8,8 +8,8 @@
 //! `vprold`, and the final OR and XOR are one `vpternlogd`. Independent groups of sixteen blocks are
 //! interleaved to hide the latency of a round: four in the bulk paths (ECB and the fused CTR of
 //! [`Avx512Vbmi::ctr_xor`], which makes its counter blocks in registers), where a round's
-//! dependency chain (about eleven cycles on AMD Zen 4, the `vpermb` alone five) is more than twice
-//! what the issue of one group's round takes.
+//! dependency chain (add, index, `vpermb`, rotate, XOR) is several times what the issue of one
+//! group's round takes.
 //!
 //! Constant-time: the S-boxes are looked up inside registers and every instruction used here has
 //! data-independent timing; no memory address depends on the key or the data.
@@ -259,10 +259,10 @@ impl HalfConsts {
 }
 
 /// [`half_round`] on eight lanes. The dependency chain of a round is what a feedback mode waits
-/// for, and on AMD Zen 4 a 256-bit `vpermi2b` has four cycles of latency where the 512-bit `vpermb`
-/// has five; the rotation is two shifts per substituted half merged into the XORs, a cycle shorter
-/// than `vprold` and an XOR. Two of these side by side cover sixteen lanes in less time per round
-/// than one 512-bit round.
+/// for, and on AMD Zen 4 a 256-bit `vpermi2b` has less latency than the 512-bit `vpermb` (which
+/// runs as two halves); the rotation is two shifts per substituted half merged into the XORs,
+/// shorter than `vprold` and an XOR. Two of these side by side cover sixteen lanes in less time per
+/// round than one 512-bit round.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
 fn half_round_256(a: __m256i, b: __m256i, k: __m256i, c: &HalfConsts) -> __m256i {

@@ -18,8 +18,8 @@
 //! the ports the rounds leave idle instead of competing with them for the shuffle port at the start
 //! of a block. The chaining values are held as eight-lane (256-bit) halves. Up to eight streams (a
 //! single-stream chain included) run their rounds as one group of eight lanes and up to sixteen as
-//! two interleaved groups (`x86_avx512::rounds_256`, whose round has the shorter dependency chain:
-//! on AMD Zen 4 about 9 cycles against 11 for the 512-bit round); with more than sixteen, the two
+//! two interleaved groups (`x86_avx512::rounds_256`, whose round has the shorter dependency chain
+//! on AMD Zen 4 than the 512-bit round); with more than sixteen, the two
 //! 512-bit groups of `x86_avx512::rounds` interleave, where four 256-bit groups would be bound by
 //! the issue of their rounds rather than by latency.
 //!
