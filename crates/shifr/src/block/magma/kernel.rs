@@ -188,6 +188,27 @@ impl Simd {
         }
     }
 
+    /// CTR in one pass ([`crate::block::BlockCipher::ctr_xor`]) where this backend has it
+    /// (AVX-512); false, touching nothing, otherwise.
+    pub(crate) fn ctr_xor(
+        self,
+        words: &[u32; 8],
+        tables: &NibbleTables,
+        layout: Layout,
+        counter: &mut [u8; 8],
+        data: &mut [u8],
+    ) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2(_) => false,
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512(b) => {
+                b.ctr_xor(words, tables, layout, counter, data);
+                true
+            }
+        }
+    }
+
     /// Block `i` of `blocks` under `keys[i]`, for `i < keys.len() <= self.max_lanes()`.
     pub(crate) fn lanes(
         self,

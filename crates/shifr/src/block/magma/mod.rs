@@ -21,7 +21,8 @@
 //!   against.
 //! - `avx2` (`x86_avx2.rs`): eight blocks per register pair, S-boxes as 4-bit `vpshufb` lookups.
 //! - `avx512` (`x86_avx512.rs`, needs AVX512-VBMI): sixteen blocks per register, S-boxes as 64-entry
-//!   `vpermb` lookups, rotation with `vprold`.
+//!   `vpermb` lookups, rotation with `vprold`; CTR runs fused ([`BlockCipher::ctr_xor`]: counter
+//!   blocks made in registers, the key stream XORed into the data as it leaves them).
 //! - `neon` (`aarch64_neon.rs`, AArch64 only): eight blocks per pass, S-boxes as TBL lookups into
 //!   registers; chosen through `cpu::select` as [`crate::cpu::Backend::Neon`].
 //!
@@ -205,6 +206,9 @@ impl BlockCipher for Magma {
     fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
         Core::lanes(ciphers, |c| &c.core, true, blocks);
     }
+    fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
+        self.core.ctr_xor(counter, data)
+    }
     fn feedback_lanes(ciphers: &[&Self], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
         Core::feedback(ciphers, |c| &c.core, registers, run)
     }
@@ -305,6 +309,9 @@ impl BlockCipher for Gost28147 {
     }
     fn decrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
         Core::lanes(ciphers, |c| &c.core, true, blocks);
+    }
+    fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
+        self.core.ctr_xor(counter, data)
     }
     fn feedback_lanes(ciphers: &[&Self], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
         Core::feedback(ciphers, |c| &c.core, registers, run)

@@ -259,6 +259,21 @@ impl Core {
         }
     }
 
+    /// CTR in one pass where the kernel has it ([`crate::block::BlockCipher::ctr_xor`]); false,
+    /// touching nothing, otherwise (and for a counter that is not one block).
+    pub(crate) fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
+        match (self.kernel, <&mut [u8; 8]>::try_from(counter)) {
+            #[cfg(target_arch = "x86_64")]
+            (Kernel::Simd(simd), Ok(counter)) => {
+                simd.ctr_xor(&self.words, self.nibbles, self.layout, counter, data)
+            }
+            _ => {
+                let _ = data;
+                false
+            }
+        }
+    }
+
     /// Multi-stream: block `i` of `blocks` under `core(ciphers[i])`. When every cipher has the same
     /// SIMD backend, S-box set and layout, the blocks run side by side in SIMD lanes; otherwise one
     /// block at a time.

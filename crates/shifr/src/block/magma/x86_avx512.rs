@@ -5,8 +5,11 @@
 //! `a_1 ^= g(a_0 + k)` for all sixteen lanes: the S-box step `t` is two `vpermb` lookups into
 //! 64-byte tables held in registers (index = nibble plus 16 times its byte position, so the eight
 //! different 4-bit S-boxes of a word cost two instructions; see `nibble.rs`), the rotation by 11 is
-//! `vprold`, and the final OR and XOR are one `vpternlogd`. Two independent groups of sixteen blocks
-//! are interleaved to hide the latency of a round.
+//! `vprold`, and the final OR and XOR are one `vpternlogd`. Independent groups of sixteen blocks are
+//! interleaved to hide the latency of a round: four in the bulk paths (ECB and the fused CTR of
+//! [`Avx512Vbmi::ctr_xor`], which makes its counter blocks in registers), where a round's
+//! dependency chain (add, index, `vpermb`, rotate, XOR) is several times what the issue of one
+//! group's round takes.
 //!
 //! Constant-time: the S-boxes are looked up inside registers and every instruction used here has
 //! data-independent timing; no memory address depends on the key or the data.
@@ -16,10 +19,13 @@
 //! over the 32 rounds.
 
 use core::arch::x86_64::{
-    __m512i, _mm256_loadu_si256, _mm512_add_epi32, _mm512_castsi256_si512, _mm512_inserti64x4,
-    _mm512_loadu_si512, _mm512_permutex2var_epi32, _mm512_permutex2var_epi8,
-    _mm512_permutexvar_epi8, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_epi8,
-    _mm512_setzero_si512, _mm512_srli_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32,
+    __m256i, __m512i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_permutex2var_epi8,
+    _mm256_set1_epi32, _mm256_set1_epi8, _mm256_slli_epi32, _mm256_srli_epi32,
+    _mm256_ternarylogic_epi32, _mm512_add_epi32, _mm512_add_epi64, _mm512_castsi256_si512,
+    _mm512_inserti64x4, _mm512_loadu_si512, _mm512_permutex2var_epi32, _mm512_permutex2var_epi8,
+    _mm512_permutexvar_epi8, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_epi64,
+    _mm512_set1_epi8, _mm512_set_epi64, _mm512_setzero_si512, _mm512_srli_epi32,
+    _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
 };
 
 use zeroize::Zeroize;
@@ -31,13 +37,17 @@ use super::soft::Layout;
 pub(super) const LANES: usize = 16;
 /// Bytes per register group (two registers: 16 blocks).
 const GROUP_BYTES: usize = 8 * LANES;
-/// Groups processed together; also the most lanes one [`Avx512Vbmi::lanes`] call takes is
-/// `LANES * GROUPS`.
+/// Groups processed together in a multi-stream call: the most lanes one [`Avx512Vbmi::lanes`]
+/// call takes is `LANES * GROUPS`.
 const GROUPS: usize = 2;
+/// Groups processed together in the single-key bulk paths (ECB, CTR): 64 blocks.
+const BULK_GROUPS: usize = 4;
+/// Bytes of one bulk pass.
+const BULK_BYTES: usize = BULK_GROUPS * GROUP_BYTES;
 /// The most streams [`Avx512Vbmi::lanes`] accepts per call.
 pub(super) const MAX_LANES: usize = LANES * GROUPS;
 
-/// Proof that this CPU has AVX-512 F, BW and VBMI: [`Avx512Vbmi::new`] is the only constructor.
+/// Proof that this CPU has AVX-512 F, BW, VL and VBMI: [`Avx512Vbmi::new`] is the only constructor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Avx512Vbmi(());
 
@@ -59,6 +69,21 @@ impl Avx512Vbmi {
     ) {
         // SAFETY: an `Avx512Vbmi` exists only when `new` found AVX-512 F, BW and VBMI.
         unsafe { blocks(words, tables, layout, decrypt, data) }
+    }
+
+    /// CTR in one pass: XORs the key stream `E(counter) || E(counter + 1) || ...` (each counter
+    /// block the big-endian bytes of a 64-bit value, incremented mod 2^64) into all of `data` and
+    /// advances `counter` by `ceil(data.len() / 8)` blocks.
+    pub(super) fn ctr_xor(
+        self,
+        words: &[u32; 8],
+        tables: &NibbleTables,
+        layout: Layout,
+        counter: &mut [u8; 8],
+        data: &mut [u8],
+    ) {
+        // SAFETY: an `Avx512Vbmi` exists only when `new` found AVX-512 F, BW and VBMI.
+        unsafe { ctr_xor(words, tables, layout, counter, data) }
     }
 
     /// Multi-stream: block `i` of `blocks` under `keys[i]`, for `i < keys.len() <= MAX_LANES`;
@@ -202,6 +227,84 @@ fn half_round(a: __m512i, b: __m512i, k: __m512i, c: &Consts) -> __m512i {
     _mm512_ternarylogic_epi32::<0x96>(b, _mm512_rol_epi32::<11>(low), _mm512_rol_epi32::<11>(high))
 }
 
+/// The S-box tables for eight-lane (256-bit) rounds: each 64-entry table as the register pair of a
+/// `vpermi2b`.
+pub(super) struct HalfConsts {
+    low: [__m256i; 2],
+    high: [__m256i; 2],
+    nibble: __m256i,
+    position: __m256i,
+}
+
+/// Bytes `32 * half ..` of a 64-byte table.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+fn load32(table: &[u8; 64], half: usize) -> __m256i {
+    // SAFETY: 32 readable bytes inside `table` (`half & 1` is 0 or 1); `loadu` has no alignment
+    // requirement.
+    unsafe { _mm256_loadu_si256(table.as_ptr().add(32 * (half & 1)).cast()) }
+}
+
+impl HalfConsts {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+    pub(super) fn new(tables: &NibbleTables) -> HalfConsts {
+        HalfConsts {
+            low: [load32(&tables.low, 0), load32(&tables.low, 1)],
+            high: [load32(&tables.high, 0), load32(&tables.high, 1)],
+            nibble: _mm256_set1_epi8(0x0f),
+            position: _mm256_set1_epi32(0x3020_1000),
+        }
+    }
+}
+
+/// [`half_round`] on eight lanes. The dependency chain of a round is what a feedback mode waits
+/// for, and on AMD Zen 4 a 256-bit `vpermi2b` has less latency than the 512-bit `vpermb` (which
+/// runs as two halves); the rotation is two shifts per substituted half merged into the XORs,
+/// shorter than `vprold` and an XOR. Two of these side by side cover sixteen lanes in less time per
+/// round than one 512-bit round.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+fn half_round_256(a: __m256i, b: __m256i, k: __m256i, c: &HalfConsts) -> __m256i {
+    let x = _mm256_add_epi32(a, k);
+    let low_index = _mm256_ternarylogic_epi32::<0xEA>(x, c.nibble, c.position);
+    let high_index =
+        _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), c.nibble, c.position);
+    let low = _mm256_permutex2var_epi8(c.low[0], low_index, c.low[1]);
+    let high = _mm256_permutex2var_epi8(c.high[0], high_index, c.high[1]);
+    let b = _mm256_ternarylogic_epi32::<0x96>(
+        b,
+        _mm256_slli_epi32::<11>(low),
+        _mm256_srli_epi32::<21>(low),
+    );
+    _mm256_ternarylogic_epi32::<0x96>(
+        b,
+        _mm256_slli_epi32::<11>(high),
+        _mm256_srli_epi32::<21>(high),
+    )
+}
+
+/// [`rounds`] on `H` independent groups of eight lanes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+pub(super) fn rounds_256<const H: usize, const DECRYPT: bool>(
+    state: &mut [[__m256i; 2]; H],
+    keys: &[[__m256i; 8]; H],
+    c: &HalfConsts,
+) {
+    let mut r = 0;
+    while r < 32 {
+        let (k0, k1) = (key_index(DECRYPT, r), key_index(DECRYPT, r + 1));
+        for (s, k) in state.iter_mut().zip(keys) {
+            s[1] = half_round_256(s[0], s[1], k[k0], c);
+        }
+        for (s, k) in state.iter_mut().zip(keys) {
+            s[0] = half_round_256(s[1], s[0], k[k1], c);
+        }
+        r += 2;
+    }
+}
+
 /// 32 rounds on `G` independent groups; `state[g]` is `[a_0, a_1]` and ends as
 /// `[a_1-slot word, a_0-slot word]` of the output.
 #[inline]
@@ -263,15 +366,20 @@ fn run<const G: usize>(data: &mut [u8], keys: &[[__m512i; 8]; G], decrypt: bool,
 fn blocks(words: &[u32; 8], tables: &NibbleTables, layout: Layout, decrypt: bool, data: &mut [u8]) {
     let c = Consts::new(tables, layout);
     let key: [__m512i; 8] = core::array::from_fn(|i| _mm512_set1_epi32(words[i] as i32));
-    let mut wide = data.chunks_exact_mut(GROUPS * GROUP_BYTES);
+    let mut wide = data.chunks_exact_mut(BULK_BYTES);
     for chunk in &mut wide {
-        run::<GROUPS>(chunk, &[key; GROUPS], decrypt, &c);
+        run::<BULK_GROUPS>(chunk, &[key; BULK_GROUPS], decrypt, &c);
     }
-    let mut single = wide.into_remainder().chunks_exact_mut(GROUP_BYTES);
-    for chunk in &mut single {
-        run::<1>(chunk, &[key], decrypt, &c);
+    // The rest: whole groups at the width they fill, then a padded group.
+    let rest = wide.into_remainder();
+    let whole = rest.len() / GROUP_BYTES * GROUP_BYTES;
+    let (groups, tail) = rest.split_at_mut(whole);
+    match groups.len() / GROUP_BYTES {
+        3 => run::<3>(groups, &[key; 3], decrypt, &c),
+        2 => run::<2>(groups, &[key; 2], decrypt, &c),
+        1 => run::<1>(groups, &[key], decrypt, &c),
+        _ => {}
     }
-    let tail = single.into_remainder();
     let whole = tail.len() / 8 * 8;
     if whole > 0 {
         let mut buf = [0u8; GROUP_BYTES];
@@ -280,6 +388,98 @@ fn blocks(words: &[u32; 8], tables: &NibbleTables, layout: Layout, decrypt: bool
         tail[..whole].copy_from_slice(&buf[..whole]);
         buf.zeroize();
     }
+}
+
+/// The `[a_0, a_1]` split of counter blocks held as native `u64` values, eight per register: a
+/// counter block is its value's big-endian bytes, the reverse of the native order, so each layout
+/// splits them with the other layout's gather.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn counter_split(layout: Layout) -> [__m512i; 2] {
+    let sh = match layout {
+        Layout::BigEndian => &GOST89,
+        Layout::Gost89 => &BIG_ENDIAN,
+    };
+    [load64(&sh.gather[0]), load64(&sh.gather[1])]
+}
+
+/// XORs the key stream of the `16 * G` counter blocks `first, first + 1, ...` into `data`
+/// (`data.len() == G * GROUP_BYTES`). The counters are made in registers (a 64-bit add per eight
+/// blocks and the split `vpermi2b` pair per sixteen), so no counter block goes through memory.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn ctr_groups<const G: usize>(
+    data: &mut [u8],
+    first: u64,
+    key: &[__m512i; 8],
+    split: &[__m512i; 2],
+    c: &Consts,
+) {
+    let lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    let eight = _mm512_set1_epi64(8);
+    let mut state = [[_mm512_setzero_si512(); 2]; G];
+    let mut value = first;
+    for s in state.iter_mut() {
+        let x = _mm512_add_epi64(_mm512_set1_epi64(value as i64), lanes);
+        let y = _mm512_add_epi64(x, eight);
+        *s = [
+            _mm512_permutex2var_epi8(x, split[0], y),
+            _mm512_permutex2var_epi8(x, split[1], y),
+        ];
+        value = value.wrapping_add(LANES as u64);
+    }
+    rounds::<G, false>(&mut state, &[*key; G], c);
+    for (s, group) in state.iter().zip(data.chunks_exact_mut(GROUP_BYTES)) {
+        // The rounds end without the last swap: the a_0 word is in s[1].
+        let [x, y] = c.join([s[1], s[0]]);
+        // SAFETY: `group` is exactly 128 readable and writable bytes (`chunks_exact_mut`), read
+        // and written as two unaligned 64-byte halves.
+        unsafe {
+            let p = group.as_mut_ptr();
+            let (dx, dy) = (
+                _mm512_loadu_si512(p.cast()),
+                _mm512_loadu_si512(p.add(64).cast()),
+            );
+            _mm512_storeu_si512(p.cast(), _mm512_xor_si512(dx, x));
+            _mm512_storeu_si512(p.add(64).cast(), _mm512_xor_si512(dy, y));
+        }
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn ctr_xor(
+    words: &[u32; 8],
+    tables: &NibbleTables,
+    layout: Layout,
+    counter: &mut [u8; 8],
+    data: &mut [u8],
+) {
+    let c = Consts::new(tables, layout);
+    let split = counter_split(layout);
+    let key: [__m512i; 8] = core::array::from_fn(|i| _mm512_set1_epi32(words[i] as i32));
+    let mut value = u64::from_be_bytes(*counter);
+    let mut wide = data.chunks_exact_mut(BULK_BYTES);
+    for chunk in &mut wide {
+        ctr_groups::<BULK_GROUPS>(chunk, value, &key, &split, &c);
+        value = value.wrapping_add((BULK_BYTES / 8) as u64);
+    }
+    let rest = wide.into_remainder();
+    if !rest.is_empty() {
+        // The last pass, as few groups as cover it, in a buffer: the key stream past the end of
+        // `data` (up to a partial block and the rest of the group) is made and dropped.
+        let mut buf = [0u8; BULK_BYTES];
+        buf[..rest.len()].copy_from_slice(rest);
+        match rest.len().div_ceil(GROUP_BYTES) {
+            1 => ctr_groups::<1>(&mut buf[..GROUP_BYTES], value, &key, &split, &c),
+            2 => ctr_groups::<2>(&mut buf[..2 * GROUP_BYTES], value, &key, &split, &c),
+            3 => ctr_groups::<3>(&mut buf[..3 * GROUP_BYTES], value, &key, &split, &c),
+            _ => ctr_groups::<BULK_GROUPS>(&mut buf, value, &key, &split, &c),
+        }
+        rest.copy_from_slice(&buf[..rest.len()]);
+        buf.zeroize();
+        value = value.wrapping_add(rest.len().div_ceil(8) as u64);
+    }
+    *counter = value.to_be_bytes();
 }
 
 /// `vpermt2d` indices of the three stages of the key transposition in [`lane_keys`]. Each stage
