@@ -9,7 +9,7 @@
 //! the HChaCha20 subkey and the nonce `0^32 || nonce[16..24]`.
 //!
 //! Seal encrypts and authenticates piece by piece (4 KiB at a time), so the data crosses memory
-//! once; open must check the tag before it decrypts, so it reads the data twice. Poly1305 runs on
+//! once (a message of one piece is encrypted, then tagged in one call); open must check the tag before it decrypts, so it reads the data twice. Poly1305 runs on
 //! AVX-512 IFMA, AVX-512 or AVX2 where the CPU has it, ChaCha20 on AVX-512/AVX2/SSE2 (see their
 //! modules).
 //!
@@ -195,6 +195,15 @@ fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> R
     let head = head_ks.len().min(data.len());
     // Fails before touching `data` if the message exceeds the 32-bit block counter.
     let mut cipher = rest_cipher(key, nonce, counter, data.len() - head)?;
+    if data.len() <= INTERLEAVE_BYTES {
+        // One piece: encrypt, then tag in one call, which below the vector threshold is the
+        // single pass of the scalar code instead of a `Poly1305` fed AAD, padding and lengths
+        // call by call.
+        let (first, rest) = data.split_at_mut(head);
+        util::xor_in_place(first, &head_ks[..head]);
+        cipher.apply_keystream(rest)?;
+        return as_tag(&tag_with(otk, aad, data));
+    }
     let mut mac = start_mac(otk, aad);
     for (i, piece) in data.chunks_mut(INTERLEAVE_BYTES).enumerate() {
         if i == 0 {
