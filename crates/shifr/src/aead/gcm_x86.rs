@@ -129,7 +129,7 @@ impl StitchKey {
         data: &mut [u8],
     ) -> Option<[u8; 16]> {
         if data.is_empty()
-            || data.len() % (16 * GROUP_BLOCKS) != 0
+            || !data.len().is_multiple_of(16 * GROUP_BLOCKS)
             || aad.len().div_ceil(16) > GROUP_BLOCKS
             || !matches!(rounds, 10 | 12 | 14)
             || keys.len() <= rounds
