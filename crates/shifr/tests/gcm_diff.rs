@@ -42,6 +42,7 @@ const TEXT_LENS: &[usize] = &[
     512,
     513,
     1024,
+    2048,
     1519,
     1520,
     1521,
@@ -50,7 +51,7 @@ const TEXT_LENS: &[usize] = &[
 ];
 
 /// AAD lengths.
-const AAD_LENS: &[usize] = &[0, 1, 15, 16, 17, 50, 1000 + 3];
+const AAD_LENS: &[usize] = &[0, 1, 13, 15, 16, 17, 50, 512, 513, 1000 + 3];
 
 /// Every backend `AesGcm` can run on here: portable, and AES-NI, 256-bit VAES and 512-bit VAES
 /// where this CPU has them.
@@ -317,4 +318,34 @@ fn environment_forces_portable_backend() {
         stdout.contains("1 passed"),
         "child did not run the test: {stdout}"
     );
+}
+
+/// Texts of whole 32-block groups (sealed in one call on 512-bit VAES when the AAD is at most 32
+/// blocks) with AAD lengths on both sides of that limit, every key size, 96-bit and other IVs.
+#[test]
+fn whole_group_texts_match_rustcrypto() {
+    let mut rng = rng();
+    for key_len in [16usize, 24, 32] {
+        for pt_len in [512usize, 1024, 1536, 2048] {
+            for aad_len in [0usize, 1, 13, 16, 17, 496, 511, 512, 513, 600] {
+                for iv_len in [12usize, 8] {
+                    let key = random_bytes(&mut rng, key_len);
+                    let iv = random_bytes(&mut rng, iv_len);
+                    let aad = random_bytes(&mut rng, aad_len);
+                    let pt = random_bytes(&mut rng, pt_len);
+                    let (ct, tag) = reference_seal(&key, &iv, &aad, &pt, 16);
+                    let what = format!("key {key_len} iv {iv_len} aad {aad_len} pt {pt_len}");
+                    for backend in backends() {
+                        let gcm = AesGcm::with_backend(&key, 16, backend).unwrap();
+                        let mut data = pt.clone();
+                        let ours = gcm.seal(&iv, &aad, &mut data).unwrap();
+                        assert_eq!(data, ct, "{backend:?} ct, {what}");
+                        assert_eq!(ours.as_ref(), &tag[..], "{backend:?} tag, {what}");
+                        gcm.open(&iv, &aad, &mut data, &tag).unwrap();
+                        assert_eq!(data, pt, "{backend:?} open, {what}");
+                    }
+                }
+            }
+        }
+    }
 }

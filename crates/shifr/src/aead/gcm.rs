@@ -23,7 +23,10 @@
 //! against its power of H (kept in the key) and one reduction, `E_K(J0)` on AES-NI beside it; no
 //! per-call allocation, copy of round keys or buffer to wipe. A longer message's AAD of up to 32
 //! blocks is hashed the same way (one reduction) before the stitched loop, and a 96-bit IV reaches
-//! both calls as it is, J0 being assembled in a register. `open` (which hashes before it
+//! both calls as it is, J0 being assembled in a register. A text of whole 32-block groups (1 KiB,
+//! 2 KiB) with an AAD of up to 32 blocks is sealed in one call instead
+//! (`gcm_x86::StitchKey::seal_message`): AAD, stitched loop, length block (one 128-bit multiply)
+//! and `E_K(J0)`, the GHASH state never leaving a register. `open` (which hashes before it
 //! decrypts) takes the same call without the key stream, then the one-pass VAES-512 key stream.
 //! Other backends encrypt and then hash each `INTERLEAVE_BYTES` piece while it is still in L1.
 //! The portable backend is constant-time throughout (bitsliced AES, masked-multiply GHASH), and so
@@ -353,6 +356,10 @@ impl AesGcm {
                     text_len,
                 };
                 return key.finish::<true>(keys, rounds, j0, tail);
+            }
+            // Whole 32-block groups and a short AAD: one call, the state in a register.
+            if let Some(tag) = key.seal_message(keys, rounds, j0, aad, data) {
+                return Some(tag);
             }
             if !StitchKey::fits_finish(0, text_len % (16 * GROUP_BLOCKS)) {
                 return None;

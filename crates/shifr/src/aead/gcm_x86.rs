@@ -115,6 +115,31 @@ impl StitchKey {
         true
     }
 
+    /// Seals a whole message whose text is a non-empty multiple of 32 blocks and whose AAD is at
+    /// most [`GROUP_BLOCKS`] blocks in one call: the AAD hashed with one reduction, the stitched
+    /// loop, the length block and `E_K(J0)`, the GHASH state kept in a register throughout.
+    /// Returns the full tag, or `None`, touching nothing, when the lengths do not fit or
+    /// `keys[..=rounds]` are not round keys of a 512-bit VAES key.
+    pub(super) fn seal_message(
+        &self,
+        keys: &[[u8; 16]],
+        rounds: usize,
+        j0: PreCounter<'_>,
+        aad: &[u8],
+        data: &mut [u8],
+    ) -> Option<[u8; 16]> {
+        if data.is_empty()
+            || !data.len().is_multiple_of(16 * GROUP_BLOCKS)
+            || aad.len().div_ceil(16) > GROUP_BLOCKS
+            || !matches!(rounds, 10 | 12 | 14)
+            || keys.len() <= rounds
+        {
+            return None;
+        }
+        // SAFETY: a `StitchKey` exists only if the CPU has every feature the function enables.
+        Some(unsafe { seal_message_groups(keys, rounds, j0, &self.powers, aad, data) })
+    }
+
     /// Whether `aad_len` bytes of AAD and `text_len` bytes of text fit one call of
     /// [`StitchKey::finish`]: with the length block at most [`GROUP_BLOCKS`] GHASH blocks.
     pub(super) fn fits_finish(aad_len: usize, text_len: usize) -> bool {
@@ -164,7 +189,13 @@ pub(super) struct Tail<'a> {
 /// Montgomery product of two 128-bit registers (scalar in and out), for the key powers.
 #[target_feature(enable = "pclmulqdq,sse2")]
 fn mont_mul_scalar(a: u128, b: u128) -> u128 {
-    let (va, vb) = (to_vec(a), to_vec(b));
+    to_u128(mont_mul(to_vec(a), to_vec(b)))
+}
+
+/// Montgomery product `a b x^-128 mod p*` of two 128-bit registers, fully reduced.
+#[inline]
+#[target_feature(enable = "pclmulqdq,sse2")]
+fn mont_mul(va: __m128i, vb: __m128i) -> __m128i {
     let lo = _mm_clmulepi64_si128::<0x00>(va, vb);
     let hi = _mm_clmulepi64_si128::<0x11>(va, vb);
     let mid = _mm_xor_si128(
@@ -176,10 +207,7 @@ fn mont_mul_scalar(a: u128, b: u128) -> u128 {
     let t = _mm_clmulepi64_si128::<0x10>(lo, poly);
     let mid = _mm_xor_si128(mid, _mm_xor_si128(t, _mm_shuffle_epi32::<0x4e>(lo)));
     let t = _mm_clmulepi64_si128::<0x10>(mid, poly);
-    to_u128(_mm_xor_si128(
-        hi,
-        _mm_xor_si128(t, _mm_shuffle_epi32::<0x4e>(mid)),
-    ))
+    _mm_xor_si128(hi, _mm_xor_si128(t, _mm_shuffle_epi32::<0x4e>(mid)))
 }
 
 /// Reverses the bytes of each 128-bit lane (GCM blocks are big-endian).
@@ -304,8 +332,8 @@ fn seal_groups(
     }
 }
 
-/// [`seal_groups`] for AES with `R` rounds (round keys `keys[..=R]`): the rounds unrolled, so
-/// that the GHASH of the previous group is spread over them (see [`group`]).
+/// [`seal_groups`] for AES with `R` rounds (round keys `keys[..=R]`): the GHASH state is loaded
+/// and stored around [`stitch_rounds`].
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
 fn seal_rounds<const R: usize>(
     keys: &[[u8; 16]],
@@ -314,6 +342,26 @@ fn seal_rounds<const R: usize>(
     state: &mut [u8; 16],
     data: &mut [u8],
 ) {
+    let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
+    // SAFETY: `state` is 16 readable bytes; unaligned load.
+    let y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse) };
+    let y = stitch_rounds::<R>(keys, load_j0(j0), powers, y, data);
+    // SAFETY: `state` is 16 writable bytes; unaligned store.
+    unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), _mm_shuffle_epi8(y, reverse)) };
+}
+
+/// The stitched loop for AES with `R` rounds over the whole groups of `data` (a multiple of 32
+/// blocks), counters from `inc32(J0)`, GHASH state `y` byte-reversed in and out: the rounds
+/// unrolled, so that the GHASH of the previous group is spread over them (see [`group`]).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
+fn stitch_rounds<const R: usize>(
+    keys: &[[u8; 16]],
+    j0v: __m128i,
+    powers: &[u128; POWERS_LEN],
+    mut y: __m128i,
+    data: &mut [u8],
+) -> __m128i {
     // Read in place, not copied into an array: a copy would need wiping.
     let rk: [__m512i; R] = core::array::from_fn(|i| broadcast_key(&keys[i]));
     let rk_last = broadcast_key(&keys[R]);
@@ -323,17 +371,14 @@ fn seal_rounds<const R: usize>(
         // layout `to_vec` uses; unaligned load.
         unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
     });
-    let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
-    // SAFETY: `state` is 16 readable bytes; unaligned load.
-    let mut y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse) };
     // Counters inc32^(1 + lane)(J0), byte-reversed so that inc32 is a 32-bit lane add.
     let mut ctr = _mm512_add_epi32(
-        reverse_lanes(_mm512_broadcast_i32x4(load_j0(j0))),
+        reverse_lanes(_mm512_broadcast_i32x4(j0v)),
         lane_counter(1, true),
     );
     let mut groups = data.chunks_exact_mut(16 * GROUP_BLOCKS);
     let Some(head) = groups.next() else {
-        return;
+        return y;
     };
     let mut pending = [_mm512_setzero_si512(); REGS];
     let keys = (&rk, rk_last);
@@ -347,8 +392,7 @@ fn seal_rounds<const R: usize>(
     for j in 0..=REGS {
         ghash_step(j, &mut acc, &pending, &h, &mut y);
     }
-    // SAFETY: `state` is 16 writable bytes; unaligned store.
-    unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), _mm_shuffle_epi8(y, reverse)) };
+    y
 }
 
 /// One group of [`seal_rounds`]: encrypts `data` (32 blocks) with the counters from `ctr` and
@@ -485,7 +529,16 @@ fn powers_from(powers: &[u128; POWERS_LEN], e: usize) -> __m512i {
 fn absorb_blocks(powers: &[u128; POWERS_LEN], state: &mut [u8; 16], data: &[u8]) {
     let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
     // SAFETY: `state` is 16 readable bytes; unaligned load.
-    let mut y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse) };
+    let y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse) };
+    let y = absorb_into(powers, y, data);
+    // SAFETY: `state` is 16 writable bytes; unaligned store.
+    unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), _mm_shuffle_epi8(y, reverse)) };
+}
+
+/// [`absorb_blocks`] on a byte-reversed state in a register, for 1 to 32 blocks.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,pclmulqdq,ssse3")]
+fn absorb_into(powers: &[u128; POWERS_LEN], mut y: __m128i, data: &[u8]) -> __m128i {
     let mut e = data.len().div_ceil(16);
     let mut acc = [_mm512_setzero_si512(); 3];
     for chunk in data.chunks(64) {
@@ -497,9 +550,60 @@ fn absorb_blocks(powers: &[u128; POWERS_LEN], state: &mut [u8; 16], data: &[u8])
         accumulate(&mut acc, x, powers_from(powers, e));
         e -= chunk.len().div_ceil(16);
     }
-    let y = reduce(&acc);
-    // SAFETY: `state` is 16 writable bytes; unaligned store.
-    unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), _mm_shuffle_epi8(y, reverse)) };
+    reduce(&acc)
+}
+
+/// `E_K(J0)` on AES-NI, round keys `keys[..=rounds]` read where they are used (not copied to the
+/// stack first).
+#[inline]
+#[target_feature(enable = "sse2,aes")]
+fn tag_mask(keys: &[[u8; 16]], rounds: usize, j0v: __m128i) -> __m128i {
+    let mut mask = _mm_xor_si128(j0v, load_key(&keys[0]));
+    for k in &keys[1..rounds] {
+        mask = _mm_aesenc_si128(mask, load_key(k));
+    }
+    _mm_aesenclast_si128(mask, load_key(&keys[rounds]))
+}
+
+/// The body of [`StitchKey::seal_message`]: the AAD hashed with one reduction (it is needed only
+/// by the second group's GHASH, so it runs beside the first group's AES rounds), the stitched
+/// loop, then the length block `(y ^ L) H` on one 128-bit multiply and `E_K(J0)` on AES-NI, both
+/// in registers; returns the full tag in wire order.
+#[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3,aes")]
+fn seal_message_groups(
+    keys: &[[u8; 16]],
+    rounds: usize,
+    j0: PreCounter<'_>,
+    powers: &[u128; POWERS_LEN],
+    aad: &[u8],
+    data: &mut [u8],
+) -> [u8; 16] {
+    let j0v = load_j0(j0);
+    let mask = tag_mask(keys, rounds, j0v);
+    let mut y = _mm_setzero_si128();
+    if !aad.is_empty() {
+        y = absorb_into(powers, y, aad);
+    }
+    let lengths = _mm_set_epi64x(
+        (aad.len() as u64 * 8) as i64,
+        (data.len() as u64 * 8) as i64,
+    );
+    y = match rounds {
+        10 => stitch_rounds::<10>(keys, j0v, powers, y, data),
+        12 => stitch_rounds::<12>(keys, j0v, powers, y, data),
+        _ => stitch_rounds::<14>(keys, j0v, powers, y, data),
+    };
+    let y = mont_mul(_mm_xor_si128(y, lengths), to_vec(powers[GROUP_BLOCKS - 1]));
+    let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
+    let mut tag = [0u8; 16];
+    // SAFETY: `tag` is 16 writable bytes; unaligned store.
+    unsafe {
+        _mm_storeu_si128(
+            tag.as_mut_ptr().cast(),
+            _mm_xor_si128(_mm_shuffle_epi8(y, reverse), mask),
+        )
+    };
+    tag
 }
 
 /// The body of [`StitchKey::finish`]: returns `GHASH(A, C) ^ E_K(J0)` in wire order. The GHASH
@@ -521,12 +625,7 @@ fn finish_message<const ENCRYPT: bool>(
     let y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(tail.state.as_ptr().cast()), reverse) };
 
     // The tag mask E_K(J0) on AES-NI; independent of everything below, so it overlaps with it.
-    // Round keys are read from `keys` where they are used, not copied to the stack first.
-    let mut mask = _mm_xor_si128(j0v, load_key(&keys[0]));
-    for k in &keys[1..rounds] {
-        mask = _mm_aesenc_si128(mask, load_key(k));
-    }
-    let mask = _mm_aesenclast_si128(mask, load_key(&keys[rounds]));
+    let mask = tag_mask(keys, rounds, j0v);
 
     // The exponent of H for the next block; the state so far is multiplied by the highest.
     let mut e = tail.aad.len().div_ceil(16) + tail.text.len().div_ceil(16) + 1;
@@ -685,6 +784,86 @@ mod tests {
                 assert_eq!(y, g.finalize(), "len {len}");
             } else {
                 assert_eq!(y, before, "len {len}");
+            }
+        }
+    }
+
+    /// A whole message in `seal_message` against portable block-by-block inc32 CTR, the portable
+    /// GHASH and `E_K(J0)`: one to three groups, AAD lengths from none to 32 blocks (and one byte
+    /// more, which it must decline untouched), counters wrapping mod 2^32 inside the text, every
+    /// key size, J0 given as a block and as a 96-bit IV.
+    #[test]
+    fn seal_message_matches_portable_gcm_across_the_inc32_wrap() {
+        for key_len in [16, 24, 32] {
+            let Some((aes, oracle, h, stitch)) = keyed(key_len, 37, 0x5e) else {
+                return;
+            };
+            let (keys, rounds) = aes.vaes512_round_keys().unwrap();
+            let aad_all: Vec<u8> = (0..16 * GROUP_BLOCKS + 1)
+                .map(|i| (i * 11 + 1) as u8)
+                .collect();
+            for (groups, aad_len) in [
+                (1, 0),
+                (2, 13),
+                (1, 16),
+                (3, 17),
+                (2, 512),
+                (1, 513),
+                (2, 1),
+            ] {
+                let text_len = 16 * GROUP_BLOCKS * groups;
+                let aad = &aad_all[..aad_len];
+                let text: Vec<u8> = (0..text_len).map(|i| (i * 5 + key_len) as u8).collect();
+                let mut j0 = [0xc3u8; 16];
+                j0[12..].copy_from_slice(&(u32::MAX - 20).to_be_bytes());
+                let iv: [u8; 12] = j0[..12].try_into().unwrap();
+                let mut j0_iv = [0u8; 16];
+                j0_iv[..12].copy_from_slice(&iv);
+                j0_iv[15] = 1;
+                for (j0, pre) in [(j0, PreCounter::Block(&j0)), (j0_iv, PreCounter::Iv96(&iv))] {
+                    let mut expect = text.clone();
+                    for (i, block) in expect.chunks_mut(16).enumerate() {
+                        let c = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]);
+                        let mut ks = j0;
+                        ks[12..].copy_from_slice(&c.wrapping_add(1 + i as u32).to_be_bytes());
+                        oracle.encrypt_blocks(&mut ks);
+                        for (d, k) in block.iter_mut().zip(ks) {
+                            *d ^= k;
+                        }
+                    }
+                    let mut g = GHash::with_backend(&h, Backend::Portable).unwrap();
+                    g.update_padded(aad);
+                    g.update_padded(&expect);
+                    let mut lengths = [0u8; 16];
+                    lengths[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
+                    lengths[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
+                    g.update(&lengths);
+                    let mut tag = g.finalize();
+                    let mut mask = j0;
+                    oracle.encrypt_blocks(&mut mask);
+                    for (t, m) in tag.iter_mut().zip(mask) {
+                        *t ^= m;
+                    }
+
+                    let mut buf = text.clone();
+                    let got = stitch.seal_message(keys, rounds, pre, aad, &mut buf);
+                    let what = format!("key {key_len} groups {groups} aad {aad_len}");
+                    if aad_len > 16 * GROUP_BLOCKS {
+                        assert_eq!(got, None, "{what}");
+                        assert_eq!(buf, text, "{what}: declined must not write");
+                    } else {
+                        assert_eq!(got, Some(tag), "{what}");
+                        assert_eq!(buf, expect, "{what}");
+                    }
+                }
+            }
+            // Texts that are not whole groups are declined untouched.
+            for len in [0, 16, 16 * GROUP_BLOCKS - 1, 16 * GROUP_BLOCKS + 16] {
+                let mut buf = vec![7u8; len];
+                let j0 = [1u8; 16];
+                let got = stitch.seal_message(keys, rounds, PreCounter::Block(&j0), &[], &mut buf);
+                assert_eq!(got, None, "len {len}");
+                assert!(buf.iter().all(|&b| b == 7), "len {len}");
             }
         }
     }
