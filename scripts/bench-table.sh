@@ -25,6 +25,12 @@ target/release/shifr bench --full "$@" >"$table" 2>&1
 seconds=$(($(date +%s) - start))
 load_after="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 cpu="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //' || echo unknown)"
+# The model name alone can be as vague as "AMD EPYC"; the family and model numbers pin it down.
+family="$(grep -m1 '^cpu family' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | tr -d ' ' || true)"
+model="$(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | tr -d ' ' || true)"
+[ -n "$family" ] && [ -n "$model" ] && cpu="$cpu, family $family model $model"
+microarch="$(target/release/shifr list 2>/dev/null | sed -n 's/^Backend choice on this CPU (\([^;]*\);.*/\1/p')"
+[ -n "$microarch" ] && cpu="$cpu ($microarch)"
 
 {
   echo "$begin"
