@@ -18,8 +18,7 @@
 //! eight-block short kernel up to 448 bytes), and its tag is computed in one pass of the scalar
 //! Poly1305 code (`mac::poly1305_u64`) while the vector backends would not start: per-message
 //! set-up, not the data, is what short messages cost. A longer message takes block 0 from the
-//! kernel's narrowest call too and encrypts its first bytes with the blocks that call gives after
-//! it.
+//! kernel's narrowest call too, and the message is encrypted from block 1 by the stream cipher.
 //!
 //! Keys are zeroized on drop; so are the per-message one-time key, key stream and subkey.
 
@@ -126,9 +125,11 @@ fn tag_with(otk: &[u8; 32], aad: &[u8], ct: &[u8]) -> [u8; 16] {
     finish_mac(mac, aad.len(), ct.len())
 }
 
-/// The key stream prefix of a message too long for [`SHORT_MAX`]: block 0 (the one-time key) and
-/// whatever blocks after it the kernel's narrowest call gives (none to seven), which then encrypt
-/// the start of the message, so the one-time key costs no separate block function call.
+/// The one-time key (the first 32 bytes of block 0) of a message too long for [`SHORT_MAX`], from
+/// the kernel's narrowest call. The message itself is then encrypted from block 1 by [`ChaCha20`],
+/// whose whole 1 KiB batches are XORed in place: starting it on the extra blocks that call also
+/// returns would shift every later batch off the message's 1 KiB pieces and send the tail of a
+/// message of whole batches through the stream's buffer.
 struct LongStart {
     prefix: KeystreamPrefix<SHORT_PREFIX>,
 }
@@ -140,15 +141,9 @@ impl LongStart {
         }
     }
 
-    /// The one-time key, the key stream of the message's first bytes (from block 1) and the
-    /// block counter of the first block after them; `None` if nothing was computed.
-    fn parts(&self) -> Option<(&[u8; 32], &[u8], u32)> {
-        let ks = self.prefix.bytes();
-        Some((
-            ks.first_chunk::<32>()?,
-            ks.get(64..)?,
-            (ks.len() / 64) as u32,
-        ))
+    /// The one-time key; `None` if block 0 was not computed.
+    fn otk(&self) -> Option<&[u8; 32]> {
+        self.prefix.bytes().first_chunk::<32>()
     }
 }
 
@@ -189,30 +184,21 @@ fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> R
         return as_tag(&tag);
     }
     let start = LongStart::new(key, nonce);
-    let (otk, head_ks, counter) = start.parts().ok_or(Error::InvalidParameter(
+    let otk = start.otk().ok_or(Error::InvalidParameter(
         "ChaCha20 computed no key stream for block 0",
     ))?;
-    let head = head_ks.len().min(data.len());
     // Fails before touching `data` if the message exceeds the 32-bit block counter.
-    let mut cipher = rest_cipher(key, nonce, counter, data.len() - head)?;
+    let mut cipher = rest_cipher(key, nonce, 1, data.len())?;
     if data.len() <= INTERLEAVE_BYTES {
         // One piece: encrypt, then tag in one call, which below the vector threshold is the
         // single pass of the scalar code instead of a `Poly1305` fed AAD, padding and lengths
         // call by call.
-        let (first, rest) = data.split_at_mut(head);
-        util::xor_in_place(first, &head_ks[..head]);
-        cipher.apply_keystream(rest)?;
+        cipher.apply_keystream(data)?;
         return as_tag(&tag_with(otk, aad, data));
     }
     let mut mac = start_mac(otk, aad);
-    for (i, piece) in data.chunks_mut(INTERLEAVE_BYTES).enumerate() {
-        if i == 0 {
-            let (first, rest) = piece.split_at_mut(head.min(piece.len()));
-            util::xor_in_place(first, &head_ks[..first.len()]);
-            cipher.apply_keystream(rest)?;
-        } else {
-            cipher.apply_keystream(piece)?;
-        }
+    for piece in data.chunks_mut(INTERLEAVE_BYTES) {
+        cipher.apply_keystream(piece)?;
         mac.update(piece);
     }
     as_tag(&finish_mac(mac, aad.len(), data.len()))
@@ -247,18 +233,15 @@ fn open_with(
         None => {}
     }
     let start = LongStart::new(key, nonce);
-    let (otk, head_ks, counter) = start.parts().ok_or(Error::InvalidParameter(
+    let otk = start.otk().ok_or(Error::InvalidParameter(
         "ChaCha20 computed no key stream for block 0",
     ))?;
-    let head = head_ks.len().min(data.len());
     // No valid ciphertext is this long; refuse before hashing it.
-    let mut cipher = rest_cipher(key, nonce, counter, data.len() - head)?;
+    let mut cipher = rest_cipher(key, nonce, 1, data.len())?;
     if !util::ct_eq(&tag_with(otk, aad, data), tag) {
         return Err(Error::AuthenticationFailed);
     }
-    let (first, rest) = data.split_at_mut(head);
-    util::xor_in_place(first, &head_ks[..head]);
-    cipher.apply_keystream(rest)
+    cipher.apply_keystream(data)
 }
 
 /// AEAD_CHACHA20_POLY1305 (RFC 8439): 32-byte key, 12-byte nonce, 16-byte tag.
