@@ -486,6 +486,25 @@ fn keystream_regs_mem<const N: usize, const LOW64: bool>(
     s
 }
 
+/// XORs the first `part.len()` (at most 64) bytes of `k` into `part` with a masked load and
+/// store: the key stream never leaves the register, so there is no buffer to wipe (which cost a
+/// short message more than its encryption).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn xor_masked(part: &mut [u8], k: __m512i) {
+    let mask = if part.len() >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << part.len()) - 1
+    };
+    // SAFETY: only the bytes selected by `mask`, all inside `part`, are read and written;
+    // masked-off bytes are neither accessed nor faulted on.
+    unsafe {
+        let d = _mm512_maskz_loadu_epi8(mask, part.as_ptr().cast());
+        _mm512_mask_storeu_epi8(part.as_mut_ptr().cast(), mask, _mm512_xor_si512(d, k));
+    }
+}
+
 /// Longest message [`ctr_z512`] encrypts in one interleaved pass of [`keystream_regs_mem`].
 const SHORT_CTR_MAX: usize = 4 * 64;
 
@@ -501,17 +520,7 @@ fn ctr_short_z512<const N: usize, const LOW64: bool>(
 ) {
     let ks = keystream_regs_mem::<N, LOW64>(keys, rounds, ctr);
     for (part, k) in data.chunks_mut(64).zip(ks) {
-        let mask = if part.len() >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << part.len()) - 1
-        };
-        // SAFETY: only the bytes selected by `mask`, all inside `part`, are read and written;
-        // masked-off bytes are neither accessed nor faulted on.
-        unsafe {
-            let d = _mm512_maskz_loadu_epi8(mask, part.as_ptr().cast());
-            _mm512_mask_storeu_epi8(part.as_mut_ptr().cast(), mask, _mm512_xor_si512(d, k));
-        }
+        xor_masked(part, k);
     }
 }
 
@@ -553,19 +562,7 @@ fn ctr_z512<const LOW64: bool>(keys: &RoundKeys, rounds: usize, first: &[u8; 16]
     }
     for part in groups.into_remainder().chunks_mut(64) {
         let [k] = keystream_regs::<1, LOW64>(&rk, rounds, ctr);
-        // A masked load and store: the key stream never leaves the register, so there is no
-        // buffer to wipe (which cost a short message more than its encryption).
-        let mask = if part.len() >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << part.len()) - 1
-        };
-        // SAFETY: only the bytes selected by `mask`, all inside `part`, are read and written;
-        // masked-off bytes are neither accessed nor faulted on.
-        unsafe {
-            let d = _mm512_maskz_loadu_epi8(mask, part.as_ptr().cast());
-            _mm512_mask_storeu_epi8(part.as_mut_ptr().cast(), mask, _mm512_xor_si512(d, k));
-        }
+        xor_masked(part, k);
         ctr = advance::<LOW64>(ctr, 4, false);
     }
 }
