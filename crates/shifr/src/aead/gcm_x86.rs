@@ -721,6 +721,31 @@ mod tests {
     /// The stitched loop against block-by-block inc32 CTR on the portable AES and the portable
     /// GHASH, from a counter whose 32-bit word wraps inside the message and a non-zero GHASH
     /// state, for every key size; the bytes after the whole groups must be left alone.
+    /// GCM's tag from the portable parts: `g` (keyed, possibly already holding a state) over the
+    /// padded `aad` and ciphertext and the length block of `lens` (the whole message's AAD and
+    /// text bytes), XORed with `E_K(j0)`.
+    fn reference_tag(
+        mut g: GHash,
+        oracle: &Aes,
+        j0: [u8; 16],
+        (aad, ct): (&[u8], &[u8]),
+        (aad_len, text_len): (usize, usize),
+    ) -> [u8; 16] {
+        g.update_padded(aad);
+        g.update_padded(ct);
+        let mut lengths = [0u8; 16];
+        lengths[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
+        lengths[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
+        g.update(&lengths);
+        let mut tag = g.finalize();
+        let mut mask = j0;
+        oracle.encrypt_blocks(&mut mask);
+        for (t, m) in tag.iter_mut().zip(mask) {
+            *t ^= m;
+        }
+        tag
+    }
+
     #[test]
     fn stitched_seal_matches_portable_ctr_and_ghash_across_the_inc32_wrap() {
         for key_len in [16, 24, 32] {
@@ -831,19 +856,8 @@ mod tests {
                             *d ^= k;
                         }
                     }
-                    let mut g = GHash::with_backend(&h, Backend::Portable).unwrap();
-                    g.update_padded(aad);
-                    g.update_padded(&expect);
-                    let mut lengths = [0u8; 16];
-                    lengths[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
-                    lengths[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
-                    g.update(&lengths);
-                    let mut tag = g.finalize();
-                    let mut mask = j0;
-                    oracle.encrypt_blocks(&mut mask);
-                    for (t, m) in tag.iter_mut().zip(mask) {
-                        *t ^= m;
-                    }
+                    let g = GHash::with_backend(&h, Backend::Portable).unwrap();
+                    let tag = reference_tag(g, &oracle, j0, (aad, &expect), (aad_len, text_len));
 
                     let mut buf = text.clone();
                     let got = stitch.seal_message(keys, rounds, pre, aad, &mut buf);
@@ -897,18 +911,7 @@ mod tests {
             let mut g = GHash::with_backend(&h, Backend::Portable).unwrap();
             g.update(&[9u8; 16]);
             let state = g.clone().finalize();
-            g.update_padded(&aad);
-            g.update_padded(&expect);
-            let mut lengths = [0u8; 16];
-            lengths[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
-            lengths[8..].copy_from_slice(&(text_len as u64 * 8).to_be_bytes());
-            g.update(&lengths);
-            let mut tag = g.finalize();
-            let mut mask = j0;
-            oracle.encrypt_blocks(&mut mask);
-            for (t, m) in tag.iter_mut().zip(mask) {
-                *t ^= m;
-            }
+            let tag = reference_tag(g, &oracle, j0, (&aad, &expect), (aad_len, text_len));
 
             let mut buf = text.clone();
             macro_rules! tail {
