@@ -436,6 +436,8 @@ mod tests {
             for _ in 0..10_000 {
                 x = x.wrapping_mul(0x9e37_79b9).wrapping_add(0x7f4a_7c15);
                 assert_eq!(tables.g(x), transform_g(0, x, sbox));
+                let a = x.rotate_left(7) ^ 0xa5a5_5a5a;
+                assert_eq!(tables.round(a, x), a ^ transform_g(0, x, sbox));
             }
         }
     }
