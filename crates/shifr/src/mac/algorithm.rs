@@ -57,7 +57,13 @@ fn keyed<A: BlockAlgorithm>(
     acpkm: Option<Acpkm>,
 ) -> Result<Box<dyn Mac>> {
     let cipher = alg.key(key, setup.backend)?;
+    // OMAC-ACPKM re-keys per section, so only plain OMAC keeps subkeys.
+    let subkeys = acpkm
+        .is_none()
+        .then(|| omac::Subkeys128::new(&cipher))
+        .flatten();
     Ok(Box::new(Keyed {
+        subkeys,
         backend: A::backend(&cipher).name(),
         cipher,
         tag_len: setup.tag_len,
@@ -74,20 +80,19 @@ struct Acpkm {
 
 /// A keyed OMAC (`acpkm: None`) or OMAC-ACPKM.
 struct Keyed<C> {
+    /// Plain OMAC of a 128-bit block cipher: its subkeys, derived at key setup.
+    subkeys: Option<omac::Subkeys128>,
     cipher: C,
     backend: &'static str,
     tag_len: usize,
     acpkm: Option<Acpkm>,
 }
 
-impl<C: KeyInit> Mac for Keyed<C> {
-    fn tag(&self, msg: &[u8], tag: &mut [u8]) -> Result<()> {
-        if tag.len() != self.tag_len {
-            return Err(Error::InvalidTagLength {
-                expected: "the tag length the MAC was keyed with",
-                got: tag.len(),
-            });
-        }
+impl<C: KeyInit> Keyed<C> {
+    /// OMAC without kept subkeys (64-bit blocks) and OMAC-ACPKM, out of line: their frames are not
+    /// paid by a short plain OMAC message.
+    #[inline(never)]
+    fn tag_general(&self, msg: &[u8], tag: &mut [u8]) -> Result<()> {
         match &self.acpkm {
             None => omac::omac_into(&self.cipher, msg, tag),
             Some(a) => {
@@ -102,6 +107,21 @@ impl<C: KeyInit> Mac for Keyed<C> {
                 tag.copy_from_slice(&t);
                 Ok(())
             }
+        }
+    }
+}
+
+impl<C: KeyInit> Mac for Keyed<C> {
+    fn tag(&self, msg: &[u8], tag: &mut [u8]) -> Result<()> {
+        if tag.len() != self.tag_len {
+            return Err(Error::InvalidTagLength {
+                expected: "the tag length the MAC was keyed with",
+                got: tag.len(),
+            });
+        }
+        match &self.subkeys {
+            Some(k) => k.tag_into(&self.cipher, msg, tag),
+            None => self.tag_general(msg, tag),
         }
     }
 

@@ -8,7 +8,7 @@
 use crate::block::{BlockCipher, Chain};
 use crate::util::{ct_eq, xor_in_place};
 use crate::{Error, Result};
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 const MAX_BLOCK: usize = 16;
 
@@ -327,6 +327,104 @@ fn omac_from_r<C: BlockCipher + ?Sized>(c: &C, r: &[u8], msg: &[u8], tag: &mut [
     wipe(&mut subkey);
     wipe(&mut state);
     Ok(())
+}
+
+/// The OMAC subkeys of a keyed 128-bit block cipher, derived once: `K1 = R * x` and
+/// `K2 = R * x^2`. A MAC keyed once and used for many messages then spends nothing per message on
+/// the subkeys (a one-block tag is one XOR and one encipherment). Key material: wiped on drop.
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub(crate) struct Subkeys128 {
+    k1: [u8; 16],
+    k2: [u8; 16],
+}
+
+impl Subkeys128 {
+    /// The subkeys of `c`; `None` unless its blocks are 16 bytes.
+    pub(crate) fn new<C: BlockCipher + ?Sized>(c: &C) -> Option<Subkeys128> {
+        if c.block_size() != 16 {
+            return None;
+        }
+        let mut r = [0u8; 16];
+        match c.zero_block_image() {
+            Some(image) if image.len() == 16 => r.copy_from_slice(image),
+            _ => c.encrypt_blocks(&mut r),
+        }
+        let (mut k1, mut k2) = derive_subkeys(&r, 0x87);
+        // Copies: the stack blocks are wiped below.
+        let keys = Subkeys128 { k1, k2 };
+        wipe(&mut r);
+        wipe(&mut k1);
+        wipe(&mut k2);
+        Some(keys)
+    }
+
+    /// [`omac_into`] for `c`, the cipher these subkeys were derived from. A one-block message is
+    /// one XOR with `K1` and one encipherment; longer ones go through [`Subkeys128::absorb`]. The
+    /// stack block holding the chaining value is wiped.
+    #[inline]
+    pub(crate) fn tag_into<C: BlockCipher + ?Sized>(
+        &self,
+        c: &C,
+        msg: &[u8],
+        tag: &mut [u8],
+    ) -> Result<()> {
+        check_tag_len(16, tag.len())?;
+        let mut state = [0u8; 16];
+        match <&[u8; 16]>::try_from(msg) {
+            Ok(block) => {
+                state = *block;
+                xor_block(&mut state, &self.k1);
+            }
+            Err(_) => self.absorb(c, msg, &mut state),
+        }
+        c.encrypt_blocks(&mut state);
+        match <&mut [u8; 16]>::try_from(&mut *tag) {
+            Ok(whole) => *whole = state,
+            Err(_) => tag.copy_from_slice(&state[..tag.len()]),
+        }
+        wipe(&mut state);
+        Ok(())
+    }
+
+    /// `state` (zero on entry) becomes the last block's input to the cipher: the blocks before
+    /// the last through one CBC-MAC chain (the backend's kernel where it has one), then the last
+    /// block XORed in with its subkey (`K1` when whole, else padded with 10...0 and `K2`).
+    #[inline(never)]
+    fn absorb<C: BlockCipher + ?Sized>(&self, c: &C, msg: &[u8], state: &mut [u8; 16]) {
+        // The last block (whole unless the message is empty or ends in a partial block).
+        let last_len = if msg.is_empty() {
+            0
+        } else {
+            (msg.len() - 1) % 16 + 1
+        };
+        let (body, last) = msg.split_at(msg.len() - last_len);
+        if !body.is_empty() && !c.feedback_chain(state, Chain::CbcMac(body)) {
+            for block in body.chunks_exact(16) {
+                xor_in_place(state, block);
+                c.encrypt_blocks(state);
+            }
+        }
+        let subkey = match <&[u8; 16]>::try_from(last) {
+            Ok(last) => {
+                xor_block(state, last);
+                &self.k1
+            }
+            Err(_) => {
+                xor_in_place(state, last);
+                state[last_len] ^= 0x80;
+                &self.k2
+            }
+        };
+        xor_block(state, subkey);
+    }
+}
+
+/// `state ^= block`, written so that it compiles to one 128-bit XOR in a vector register.
+#[inline(always)]
+fn xor_block(state: &mut [u8; 16], block: &[u8; 16]) {
+    for (s, b) in state.iter_mut().zip(block) {
+        *s ^= b;
+    }
 }
 
 #[cfg(test)]

@@ -54,13 +54,21 @@ pub struct BlockMode<A> {
 impl<A: BlockAlgorithm> BlockModeAlgorithm for BlockMode<A> {
     fn key(&self, key: &[u8], setup: &Setup) -> Result<Box<dyn Cipher>> {
         let cipher = self.cipher.key(key, setup.backend)?;
+        let engine = setup.engine.clone().filter(|_| self.mode.splits());
+        let fast = match self.mode {
+            _ if engine.is_some() => Fast::None,
+            Mode::Ecb => Fast::Ecb,
+            Mode::Ctr => Fast::Ctr,
+            _ => Fast::None,
+        };
         Ok(Box::new(Keyed {
+            fast,
             backend: A::backend(&cipher).name(),
             cipher,
             mode: self.mode,
             key_len: key.len(),
             section: setup.section,
-            engine: setup.engine.clone().filter(|_| self.mode.splits()),
+            engine,
         }))
     }
 
@@ -87,8 +95,18 @@ impl<A: BlockAlgorithm> BlockModeAlgorithm for BlockMode<A> {
     }
 }
 
+/// The straight path of a keyed [`BlockMode`], decided at key setup: ECB and CTR without an
+/// engine, whose short messages cost little more than the call itself.
+#[derive(Clone, Copy)]
+enum Fast {
+    Ecb,
+    Ctr,
+    None,
+}
+
 /// A keyed [`BlockMode`].
 struct Keyed<C> {
+    fast: Fast,
     cipher: C,
     backend: &'static str,
     mode: Mode,
@@ -100,31 +118,27 @@ struct Keyed<C> {
 }
 
 impl<C: KeyInit> Keyed<C> {
-    /// ECB and CTR without an engine, the modes whose short messages cost little more than the
-    /// call itself: straight to their mode function, `None` for everything else. Every entry
-    /// point tries this first and keeps the other modes in out-of-line functions, so that their
-    /// larger frames and mode dispatch are not paid by every short ECB or CTR message.
+    /// The mode call for one message: ECB and CTR without an engine ([`Fast`], decided at key
+    /// setup) straight to their mode function, everything else through the out-of-line
+    /// [`Keyed::apply_general`], whose larger frame and mode dispatch a short ECB or CTR message
+    /// then does not pay. Every arm ends in a call returning the same `Result`, so the general and
+    /// CTR arms are tail calls and the entry points need no frame of their own.
     #[inline(always)]
-    fn fast(&self, encrypt: bool, iv: &[u8], data: &mut [u8]) -> Option<Result<()>> {
-        if self.engine.is_some() {
-            return None;
-        }
+    fn apply(&self, encrypt: bool, iv: &[u8], data: &mut [u8]) -> Result<()> {
         let c = &self.cipher;
-        match self.mode {
-            Mode::Ecb if encrypt => Some(ecb::encrypt(c, data)),
-            Mode::Ecb => Some(ecb::decrypt(c, data)),
-            Mode::Ctr => Some(ctr::apply(c, iv, data)),
-            _ => None,
+        match self.fast {
+            Fast::Ecb if encrypt => ecb::encrypt(c, data),
+            Fast::Ecb => ecb::decrypt(c, data),
+            Fast::Ctr => self.apply_ctr(iv, data),
+            Fast::None => self.apply_general(encrypt, iv, data),
         }
     }
 
-    /// The mode call for one message.
-    #[inline]
-    fn apply(&self, encrypt: bool, iv: &[u8], data: &mut [u8]) -> Result<()> {
-        match self.fast(encrypt, iv, data) {
-            Some(r) => r,
-            None => self.apply_general(encrypt, iv, data),
-        }
+    /// CTR out of line: its counter block on the stack would otherwise give every entry point a
+    /// frame, ECB's one-block path included.
+    #[inline(never)]
+    fn apply_ctr(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
+        ctr::apply(&self.cipher, iv, data)
     }
 
     #[inline(never)]
@@ -200,16 +214,16 @@ impl<C: KeyInit> Cipher for Keyed<C> {
     }
 
     fn encrypt_chained(&self, register: &mut [u8], data: &mut [u8]) -> Result<()> {
-        match self.fast(true, register, data) {
-            Some(r) => r,
-            None => self.encrypt_chained_general(register, data),
+        match self.fast {
+            Fast::None => self.encrypt_chained_general(register, data),
+            _ => self.apply(true, register, data),
         }
     }
 
     fn decrypt_chained(&self, register: &mut [u8], data: &mut [u8]) -> Result<()> {
-        match self.fast(false, register, data) {
-            Some(r) => r,
-            None => self.decrypt_chained_general(register, data),
+        match self.fast {
+            Fast::None => self.decrypt_chained_general(register, data),
+            _ => self.apply(false, register, data),
         }
     }
 

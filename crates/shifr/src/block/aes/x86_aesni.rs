@@ -78,6 +78,23 @@ impl AesNi {
         }
     }
 
+    /// [`AesNi::one_block`] with the round count taken from the key length in bytes (16, 24 or 32),
+    /// which the caller keeps next to its pointer to this schedule: a one-block call then reads
+    /// nothing here but the round keys it uses (the round count sits on another cache line).
+    #[inline(always)]
+    pub(super) fn one_block_keyed<const DEC: bool>(&self, key_len: usize, data: &mut [u8]) {
+        let keys = if DEC { &self.dec } else { &self.enc };
+        debug_assert_eq!(self.rounds, key_len / 4 + 6);
+        // SAFETY (all three): an `AesNi` exists only if the CPU supports AES-NI (see `new`).
+        unsafe {
+            match key_len {
+                16 => crypt_one::<DEC, 10>(keys, data),
+                24 => crypt_one::<DEC, 12>(keys, data),
+                _ => crypt_one::<DEC, 14>(keys, data),
+            }
+        }
+    }
+
     /// SP 800-38A CTR (the whole block a big-endian counter, mod 2^128): XORs the key stream from
     /// `counter` into `data` (any length) and advances `counter` by `ceil(data.len() / 16)`.
     #[inline]

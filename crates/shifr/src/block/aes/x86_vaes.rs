@@ -197,13 +197,33 @@ fn run_blocks<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8])
     }
 }
 
-#[target_feature(enable = "avx2,vaes,aes")]
-fn run_y256<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
-    let blocks = data.len() / 16;
-    if blocks <= 2 * REGS + 1 {
-        short_y256::<DEC>(keys, rounds, data);
-        return;
+/// Every whole block of `data` on 256-bit registers. A short call (up to `2 * REGS + 1` blocks)
+/// goes to a function of its own: the bulk loop's frame (a table of broadcast round keys, aligned
+/// on the stack, and the registers it saves) cost a four-block call about as much as its rounds.
+///
+/// # Safety
+/// The CPU must have VAES, AVX2 and AES-NI.
+#[inline(always)]
+unsafe fn run_y256<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
+    if data.len() / 16 <= 2 * REGS + 1 {
+        // SAFETY: the caller guarantees VAES, AVX2 and AES-NI.
+        unsafe { short_y256_call::<DEC>(keys, rounds, data) }
+    } else {
+        // SAFETY: as above.
+        unsafe { bulk_y256::<DEC>(keys, rounds, data) }
     }
+}
+
+/// [`short_y256`] out of line, with no more frame than its passes need.
+#[inline(never)]
+#[target_feature(enable = "avx2,vaes,aes")]
+fn short_y256_call<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
+    short_y256::<DEC>(keys, rounds, data);
+}
+
+/// More than `2 * REGS + 1` blocks: `REGS` registers per pass with every round key broadcast once.
+#[target_feature(enable = "avx2,vaes,aes")]
+fn bulk_y256<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
     let rk: [__m256i; MAX_ROUND_KEYS] =
         core::array::from_fn(|i| _mm256_broadcastsi128_si256(load128(&keys[i])));
     let mut groups = data.chunks_exact_mut(32 * REGS);
@@ -229,11 +249,21 @@ fn short_y256<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8])
     macro_rules! pass {
         ($n:literal) => {
             if blocks % 2 == 1 {
-                pass_y256::<DEC, $n, true>(keys, rounds, data)
+                pass_y256::<DEC, $n, true, 0>(keys, rounds, data)
             } else {
-                pass_y256::<DEC, $n, false>(keys, rounds, data)
+                pass_y256::<DEC, $n, false, 0>(keys, rounds, data)
             }
         };
+    }
+    // Up to five blocks (two registers and an odd block), the most common short messages: the
+    // round count a constant too, so that the passes are straight runs of rounds.
+    if (2..=5).contains(&blocks) {
+        match rounds {
+            10 => short_fixed::<DEC, 10>(keys, data),
+            12 => short_fixed::<DEC, 12>(keys, data),
+            _ => short_fixed::<DEC, 14>(keys, data),
+        }
+        return;
     }
     match blocks / 2 {
         0 => run_blocks::<DEC>(keys, rounds, data),
@@ -248,15 +278,29 @@ fn short_y256<const DEC: bool>(keys: &RoundKeys, rounds: usize, data: &mut [u8])
     }
 }
 
-/// `N` registers of two blocks each and, if `ODD`, one more block in a 128-bit register (`chunk`
-/// is `32 * N + 16 * ODD` bytes), rounds interleaved, round keys broadcast from `keys` per round.
+/// Two to five whole blocks (`data` is exactly that), `NR` rounds.
 #[inline]
 #[target_feature(enable = "avx2,vaes,aes")]
-fn pass_y256<const DEC: bool, const N: usize, const ODD: bool>(
+fn short_fixed<const DEC: bool, const NR: usize>(keys: &RoundKeys, data: &mut [u8]) {
+    match data.len() / 16 {
+        2 => pass_y256::<DEC, 1, false, NR>(keys, NR, data),
+        3 => pass_y256::<DEC, 1, true, NR>(keys, NR, data),
+        4 => pass_y256::<DEC, 2, false, NR>(keys, NR, data),
+        _ => pass_y256::<DEC, 2, true, NR>(keys, NR, data),
+    }
+}
+
+/// `N` registers of two blocks each and, if `ODD`, one more block in a 128-bit register (`chunk`
+/// is `32 * N + 16 * ODD` bytes), rounds interleaved, round keys broadcast from `keys` per round.
+/// `NR`: the round count as a constant (the rounds unrolled), or 0 to take `rounds`.
+#[inline]
+#[target_feature(enable = "avx2,vaes,aes")]
+fn pass_y256<const DEC: bool, const N: usize, const ODD: bool, const NR: usize>(
     keys: &RoundKeys,
     rounds: usize,
     chunk: &mut [u8],
 ) {
+    let rounds = if NR == 0 { rounds } else { NR };
     let (pairs, last) = chunk.split_at_mut(32 * N);
     let k0 = load128(&keys[0]);
     let k0y = _mm256_broadcastsi128_si256(k0);
