@@ -339,6 +339,19 @@ impl BlockCipher for Kuznyechik {
             Kernel::Gfni(k) => k.decrypt_blocks(data),
         }
     }
+    /// On gfni, messages of 64 blocks and more: counters made directly in the byte-sliced layout,
+    /// the first round of their shared bytes run once per 64 blocks, the key stream XORed on the
+    /// store. Shorter messages take the mode's batches (the one-block and lane kernels).
+    fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
+        match (&self.kernel, <&mut [u8; 16]>::try_from(counter)) {
+            #[cfg(target_arch = "x86_64")]
+            (Kernel::Gfni(k), Ok(counter)) if data.len() >= CTR_SLICED_BYTES => {
+                k.ctr_xor(counter, data);
+                true
+            }
+            _ => false,
+        }
+    }
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
         lanes(ciphers, blocks, true);
     }
@@ -429,6 +442,10 @@ fn feedback(ciphers: &[&Kuznyechik], registers: &mut [u8], run: Feedback<'_, '_>
 fn feedback(_ciphers: &[&Kuznyechik], _registers: &mut [u8], _run: Feedback<'_, '_>) -> bool {
     false
 }
+
+/// Shortest message for the gfni backend's fused CTR path: one pass of its byte-sliced kernel.
+#[cfg(target_arch = "x86_64")]
+const CTR_SLICED_BYTES: usize = 64 * BLOCK_SIZE;
 
 /// Ciphers per multi-stream group handed to a SIMD kernel.
 const LANE_GROUP: usize = 16;
