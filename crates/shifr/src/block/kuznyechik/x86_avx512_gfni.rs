@@ -36,8 +36,8 @@ use core::arch::x86_64::{
     _mm512_unpacklo_epi8, _mm512_xor_si512, _mm_loadu_si128,
 };
 use core::arch::x86_64::{
-    _mm512_add_epi8, _mm512_cmplt_epu8_mask, _mm512_mask_add_epi8, _mm512_maskz_mov_epi8,
-    _mm512_set1_epi32, _mm512_shuffle_epi8, _mm512_ternarylogic_epi32,
+    _mm512_add_epi8, _mm512_cmplt_epu8_mask, _mm512_mask2_permutex2var_epi8, _mm512_mask_add_epi8,
+    _mm512_maskz_mov_epi8, _mm512_set1_epi32, _mm512_shuffle_epi8, _mm512_ternarylogic_epi32,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -208,6 +208,18 @@ pub(super) fn substitute(x: __m512i, t: &[__m512i; 4]) -> __m512i {
     let low = _mm512_permutex2var_epi8(t[0], x, t[1]);
     let high = _mm512_permutex2var_epi8(t[2], x, t[3]);
     _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), low, high)
+}
+
+/// [`substitute`] for the throughput-bound byte-sliced kernel: the upper half of the table looks up
+/// the bytes with bit 7 set in place (merge-masked `VPERMI2B`, which overwrites its index register),
+/// then the lower half the others. No blend and no copy of a table register, at the price of the two
+/// lookups running one after the other, which the sixteen independent registers hide.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn substitute_sliced(x: __m512i, t: &[__m512i; 4]) -> __m512i {
+    let high = _mm512_movepi8_mask(x);
+    let x = _mm512_mask2_permutex2var_epi8(t[2], x, high, t[3]);
+    _mm512_mask2_permutex2var_epi8(t[0], x, !high, t[1])
 }
 
 /// `rot_K` on each 128-bit lane: byte `i` becomes byte `(i + K) mod 16`.
@@ -582,13 +594,13 @@ fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], cipher: &GfniKeys, r: &Reg
     let mut s = transpose(&a);
     if ENCRYPT {
         add_key(&mut s, &keys[0]);
-        sliced_lsx_rounds(&mut s, r, &cipher.sliced);
+        s = sliced_lsx_rounds(s, r, &cipher.sliced);
     } else {
         add_key(&mut s, &keys[9]);
         for k in keys[..9].iter().rev() {
             l_inv_all(&mut s, &r.coeffs);
             for v in s.iter_mut() {
-                *v = substitute(*v, &r.sbox);
+                *v = substitute_sliced(*v, &r.sbox);
             }
             add_key(&mut s, k);
         }
@@ -604,13 +616,16 @@ fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], cipher: &GfniKeys, r: &Reg
 /// `LSX` rounds on byte-sliced state, one per entry of `keys` (round keys in [`sliced_key`]'s form).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn sliced_lsx_rounds(s: &mut [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) {
+fn sliced_lsx_rounds(mut s: [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) -> [__m512i; 16] {
+    // The state by value, not behind a reference: a local array stays in registers from round to
+    // round, where one behind a pointer went through memory.
     for d in keys {
         for v in s.iter_mut() {
-            *v = substitute(*v, &r.sbox);
+            *v = substitute_sliced(*v, &r.sbox);
         }
-        l_all_keyed(s, &r.coeffs, d);
+        l_all_keyed(&mut s, &r.coeffs, d);
     }
+    s
 }
 
 /// Per lane, the mask of block bytes 0..14: all but the two low bytes of a big-endian counter.
@@ -716,7 +731,7 @@ fn ctr_pass(chunk: &mut [u8], first: u128, cipher: &GfniKeys, r: &Registers, cr:
         )
     };
     let (high, low) = (first_s(high, 14), first_s(low, 15));
-    let mut s: [__m512i; 16] = core::array::from_fn(|i| {
+    let s: [__m512i; 16] = core::array::from_fn(|i| {
         // Byte i of every lane of `shared` is the same: broadcast it with an in-lane shuffle.
         let part = _mm512_shuffle_epi8(shared, _mm512_set1_epi8(i as i8));
         xor3(
@@ -725,7 +740,7 @@ fn ctr_pass(chunk: &mut [u8], first: u128, cipher: &GfniKeys, r: &Registers, cr:
             _mm512_gf2p8mul_epi8(low, cr.columns[1][i]),
         )
     });
-    sliced_lsx_rounds(&mut s, r, &cipher.sliced[1..]);
+    let s = sliced_lsx_rounds(s, r, &cipher.sliced[1..]);
     let a = transpose(&s);
     for (v, bytes) in a.iter().zip(chunk.chunks_exact_mut(VECTOR)) {
         let ks = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
