@@ -23,8 +23,18 @@
 //! transpose (`VPUNPCK*`) puts byte `j` of 64 blocks into register `j`. Then `L = R^16` costs no
 //! shuffles at all: `R` shifts the block by one byte (a register renaming) and adds one new byte
 //! `l(a) = sum c_j a_j`, whose coefficients are a palindrome (`c_j = c_{14-j}`, `c_6 = c_15 = 1`), so it
-//! is seven XORs, seven `GF2P8MULB` and four three-input XORs per 64 blocks. Round keys are broadcast
-//! byte by byte. Also constant-time: the same instructions, no table in memory.
+//! is seven XORs, seven `GF2P8MULB` and four three-input XORs per 64 blocks. In encryption the round
+//! key rides in one of those three-input XORs: each step adds a key-derived byte to the byte it makes
+//! (`aes_field::sliced_key`), so no separate key addition is left. The S-box looks up the bytes with
+//! bit 7 set in the upper half of the table, in place, and then the others in the lower half (two
+//! merge-masked `VPERMI2B`, no blend). Also constant-time: the same instructions, no table in memory.
+//!
+//! CTR (64 blocks and more) runs on the byte-sliced kernel without a key-stream buffer: the counters
+//! are made in the sliced layout, where bytes 0..14 of 64 consecutive counters are one broadcast each
+//! (unless the low two bytes carry inside the pass, once in 1024 passes, which takes the buffered
+//! path). So the first round runs once on those shared bytes in one lane, and per pass only bytes 14
+//! and 15 go through S and reach L through its two columns. The key stream is XORed into the text on
+//! the store.
 
 use core::arch::x86_64::{
     __m128i, __m512i, _mm512_alignr_epi8, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
