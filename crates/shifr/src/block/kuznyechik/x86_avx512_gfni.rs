@@ -627,8 +627,9 @@ fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], cipher: &GfniKeys, r: &Reg
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 fn sliced_lsx_rounds(mut s: [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) -> [__m512i; 16] {
-    // The state by value, not behind a reference: a local array stays in registers from round to
-    // round, where one behind a pointer went through memory.
+    // Sixteen state registers, four S-box and seven coefficient registers leave a handful for the
+    // temporaries, so the compiler keeps part of the state in memory between uses; loads are cheap
+    // next to the products. A local copy of the state would only move those spills to the stack.
     for d in keys {
         for v in s.iter_mut() {
             *v = substitute_sliced(*v, &r.sbox);
