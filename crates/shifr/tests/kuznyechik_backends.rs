@@ -5,6 +5,7 @@ use rand::{Rng, RngCore};
 use shifr::cpu::Backend;
 use shifr::hazmat::block::kuznyechik::Kuznyechik;
 use shifr::hazmat::block::{BlockCipher, KeyInit};
+use shifr::hazmat::mode::{ctr, ctr_acpkm};
 use shifr::Error;
 
 /// Around every interleave width (4 blocks per register, 8 or 16 per pass, 64 byte-sliced) and several KiB.
@@ -168,5 +169,101 @@ fn lanes_with_mixed_backends_and_short_buffers() {
         assert_eq!(&a[16 * blocks..], &buf[16 * blocks..]);
         Kuznyechik::decrypt_lanes(&refs, &mut a);
         assert_eq!(a, buf);
+    }
+}
+
+/// Counter blocks for the CTR tests: random ones, and ones whose low bytes carry inside a 64-block
+/// pass (into byte 14, into byte 13 and above) or wrap the whole 128-bit counter.
+fn ctr_starts() -> Vec<[u8; 16]> {
+    let high = u128::from_be_bytes(random_bytes(16).try_into().unwrap()) & !0xff_ffff;
+    let mut starts: Vec<u128> = [
+        0, 0x40, 0xc0, 0xc1, 0xff, 0x1ff, 0xff80, 0xffc0, 0xffc1, 0xfff0, 0xffff, 0xff_ffc5,
+    ]
+    .iter()
+    .map(|low| high | low)
+    .collect();
+    starts.extend([u128::MAX - 100, u128::MAX - 63, u128::MAX, 0]);
+    starts.push(u128::from_be_bytes(random_bytes(16).try_into().unwrap()));
+    starts.into_iter().map(u128::to_be_bytes).collect()
+}
+
+#[test]
+fn ctr_matches_portable_on_every_length_around_the_sliced_pass() {
+    let starts = ctr_starts();
+    for b in simd_backends() {
+        let key = random_bytes(32);
+        let fast = Kuznyechik::with_backend(&key, b).unwrap();
+        let oracle = Kuznyechik::with_backend(&key, Backend::Portable).unwrap();
+        let buf = random_bytes(2110);
+        for len in 0..=2100 {
+            // Three counters per length (one that carries inside the first pass), all of them for
+            // the lengths next to a pass boundary.
+            let near = len % 1024 < 20 || len % 1024 > 1004;
+            let picks: Vec<&[u8; 16]> = if near {
+                starts.iter().collect()
+            } else {
+                vec![&starts[len % starts.len()], &starts[8], &starts[13]]
+            };
+            for start in picks {
+                let offset = len % 7;
+                let mut a = buf.clone();
+                ctr::apply(&fast, start, &mut a[offset..offset + len]).unwrap();
+                let mut want = buf.clone();
+                ctr::apply(&oracle, start, &mut want[offset..offset + len]).unwrap();
+                assert_eq!(
+                    a,
+                    want,
+                    "{b:?} ctr, {len} bytes from {}",
+                    hex::encode(start)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn ctr_matches_portable_on_long_messages_and_counter_carries() {
+    for b in simd_backends() {
+        let key = random_bytes(32);
+        let fast = Kuznyechik::with_backend(&key, b).unwrap();
+        let oracle = Kuznyechik::with_backend(&key, Backend::Portable).unwrap();
+        // 70000 blocks from ...ff_0000 carry into byte 13 within the message, past a 64-block pass.
+        let mut starts = ctr_starts();
+        starts.push((u128::MAX - 0xffff).to_be_bytes());
+        starts.push(0x1234_5678_9abc_def0_0000_0000_00ff_0000u128.to_be_bytes());
+        for (i, start) in starts.iter().enumerate() {
+            let len = [65_536 + 37, 1_120_000, 16_384][i % 3];
+            let buf = random_bytes(len + 3);
+            let mut a = buf.clone();
+            ctr::apply(&fast, start, &mut a[3..]).unwrap();
+            let mut want = buf.clone();
+            ctr::apply(&oracle, start, &mut want[3..]).unwrap();
+            assert!(
+                a == want,
+                "{b:?} ctr, {len} bytes from {}",
+                hex::encode(start)
+            );
+        }
+    }
+}
+
+#[test]
+fn ctr_acpkm_sections_continue_the_counter_like_portable() {
+    for b in simd_backends() {
+        let key = random_bytes(32);
+        let fast = Kuznyechik::with_backend(&key, b).unwrap();
+        let oracle = Kuznyechik::with_backend(&key, Backend::Portable).unwrap();
+        let iv = random_bytes(8);
+        for (section, len) in [(1040, 10_000), (4096, 20_000), (2048, 2048 * 3 + 5)] {
+            let buf = random_bytes(len);
+            let mut a = buf.clone();
+            ctr_acpkm::apply(&fast, &iv, section, &mut a).unwrap();
+            let mut want = buf.clone();
+            ctr_acpkm::apply(&oracle, &iv, section, &mut want).unwrap();
+            assert_eq!(
+                a, want,
+                "{b:?} ctr-acpkm, sections of {section}, {len} bytes"
+            );
+        }
     }
 }

@@ -6,7 +6,7 @@
 //! The key stream is produced [`BATCH_BLOCKS`] blocks at a time through `encrypt_blocks`; [`Ctr`] keeps
 //! the unused part between calls, so any split of the input gives the same output. Any data length.
 //! [`apply`] first offers the message to [`BlockCipher::ctr_xor`], a one-pass fused path where the
-//! backend has one (AES on 512-bit VAES).
+//! backend has one (AES on 512-bit VAES, Kuznyechik on AVX-512 GFNI).
 
 use crate::block::BlockCipher;
 use crate::util::xor_in_place;

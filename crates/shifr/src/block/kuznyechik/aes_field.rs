@@ -26,6 +26,9 @@ pub(crate) struct GfniConstants {
     pub(crate) l_inv_diagonals: [[u8; 16]; 16],
     /// `phi` of the coefficients of `l` (RFC 7801 §4.2), in wire order, for `L = R^16`.
     pub(crate) l_coeffs: [u8; 16],
+    /// L as a matrix over the AES field: `l_columns[j][i]` multiplies block byte `j` into output
+    /// byte `i` (wire order).
+    pub(crate) l_columns: [[u8; 16]; 16],
     /// `GF2P8AFFINEQB` matrix of `phi`.
     pub(crate) to_aes: u64,
     /// `GF2P8AFFINEQB` matrix of `phi^-1`.
@@ -203,9 +206,30 @@ pub(crate) fn gfni_constants() -> &'static GfniConstants {
             l_diagonals: diagonals(&l_columns),
             l_inv_diagonals: diagonals(&columns(&iso, transform_l_inv)),
             l_coeffs: L_COEFFS.map(|c| iso.phi(c)),
+            l_columns,
             to_aes: affine_matrix(|x| iso.phi(x)),
             from_aes: affine_matrix(|x| iso.phi_inv(x)),
         }
+    })
+}
+
+/// The round key `key` (AES-field basis) in the form the byte-sliced kernel adds it during L: the
+/// sixteen steps of `L = R^16` each make one new byte `l(window)`, and step `t` makes output byte
+/// `15 - t`. Adding `key[15 - t]` to that byte as it is made changes the windows of the later steps,
+/// so each step adds `d[t] = key[15 - t] ^ l(window made of the key bytes added so far)`, which
+/// gives `L(x) ^ key` after the sixteenth step (l is linear). Key setup only.
+pub(crate) fn sliced_key(key: &[u8; 16]) -> [u8; 16] {
+    let coeffs = &gfni_constants().l_coeffs;
+    let mut window = [0u8; 16];
+    core::array::from_fn(|t| {
+        let made = window
+            .iter()
+            .zip(coeffs)
+            .fold(0, |acc, (&x, &c)| acc ^ aes_mul(x, c));
+        let want = key[15 - t];
+        window.copy_within(..15, 1);
+        window[0] = want;
+        want ^ made
     })
 }
 

@@ -9,7 +9,9 @@
 //!   512-bit register. Single blocks and the single-stream chains (CBC and CFB encryption, OFB, the
 //!   OMAC chain, through [`BlockCipher::feedback_chain`]) take a one-block
 //!   kernel with a shorter dependency chain (`x86_avx512_gfni_chain`: four products per round, the
-//!   chaining value kept in a register). No memory access depends on key or data.
+//!   chaining value kept in a register). CTR from 64 blocks on has a fused path
+//!   ([`BlockCipher::ctr_xor`]): counters made byte-sliced, their shared bytes' first round once per
+//!   64 blocks, the key stream XORed on the store. No memory access depends on key or data.
 //! - **avx2** (`x86_avx2_tables`, x86-64 with AVX2): NOT constant-time. The fused LS tables below with
 //!   vector XORs, eight blocks interleaved. The default only where the gfni backend is missing.
 //! - **portable** (`soft`): NOT constant-time, the oracle the others are tested against. Encryption
@@ -339,6 +341,21 @@ impl BlockCipher for Kuznyechik {
             Kernel::Gfni(k) => k.decrypt_blocks(data),
         }
     }
+    /// On gfni, messages of 64 blocks and more: counters made directly in the byte-sliced layout,
+    /// the first round of their shared bytes run once per 64 blocks, the key stream XORed on the
+    /// store. Shorter messages take the mode's batches (the one-block and lane kernels).
+    fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let (Kernel::Gfni(k), Ok(counter)) = (&self.kernel, <&mut [u8; 16]>::try_from(counter)) {
+            if data.len() >= CTR_SLICED_BYTES {
+                k.ctr_xor(counter, data);
+                return true;
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (counter, data);
+        false
+    }
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {
         lanes(ciphers, blocks, true);
     }
@@ -429,6 +446,10 @@ fn feedback(ciphers: &[&Kuznyechik], registers: &mut [u8], run: Feedback<'_, '_>
 fn feedback(_ciphers: &[&Kuznyechik], _registers: &mut [u8], _run: Feedback<'_, '_>) -> bool {
     false
 }
+
+/// Shortest message for the gfni backend's fused CTR path: one pass of its byte-sliced kernel.
+#[cfg(target_arch = "x86_64")]
+const CTR_SLICED_BYTES: usize = 64 * BLOCK_SIZE;
 
 /// Ciphers per multi-stream group handed to a SIMD kernel.
 const LANE_GROUP: usize = 16;

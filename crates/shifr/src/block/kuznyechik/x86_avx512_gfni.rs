@@ -23,8 +23,18 @@
 //! transpose (`VPUNPCK*`) puts byte `j` of 64 blocks into register `j`. Then `L = R^16` costs no
 //! shuffles at all: `R` shifts the block by one byte (a register renaming) and adds one new byte
 //! `l(a) = sum c_j a_j`, whose coefficients are a palindrome (`c_j = c_{14-j}`, `c_6 = c_15 = 1`), so it
-//! is seven XORs, seven `GF2P8MULB` and four three-input XORs per 64 blocks. Round keys are broadcast
-//! byte by byte. Also constant-time: the same instructions, no table in memory.
+//! is seven XORs, seven `GF2P8MULB` and four three-input XORs per 64 blocks. In encryption the round
+//! key rides in one of those three-input XORs: each step adds a key-derived byte to the byte it makes
+//! (`aes_field::sliced_key`), so no separate key addition is left. The S-box looks up the bytes with
+//! bit 7 set in the upper half of the table, in place, and then the others in the lower half (two
+//! merge-masked `VPERMI2B`, no blend). Also constant-time: the same instructions, no table in memory.
+//!
+//! CTR (64 blocks and more) runs on the byte-sliced kernel without a key-stream buffer: the counters
+//! are made in the sliced layout, where bytes 0..14 of 64 consecutive counters are one broadcast each
+//! (unless the low two bytes carry inside the pass, once in 1024 passes, which takes the buffered
+//! path). So the first round runs once on those shared bytes in one lane, and per pass only bytes 14
+//! and 15 go through S and reach L through its two columns. The key stream is XORed into the text on
+//! the store.
 
 use core::arch::x86_64::{
     __m128i, __m512i, _mm512_alignr_epi8, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
@@ -35,10 +45,14 @@ use core::arch::x86_64::{
     _mm512_unpackhi_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
     _mm512_unpacklo_epi8, _mm512_xor_si512, _mm_loadu_si128,
 };
+use core::arch::x86_64::{
+    _mm512_add_epi8, _mm512_cmplt_epu8_mask, _mm512_mask2_permutex2var_epi8, _mm512_mask_add_epi8,
+    _mm512_maskz_mov_epi8, _mm512_set1_epi32, _mm512_shuffle_epi8, _mm512_ternarylogic_epi32,
+};
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::aes_field::{gfni_constants, spread_key, to_aes_basis, GfniConstants};
+use super::aes_field::{gfni_constants, sliced_key, spread_key, to_aes_basis, GfniConstants};
 use super::x86_avx512_gfni_chain::{self, Chain};
 
 /// Bytes per register: four blocks.
@@ -61,6 +75,9 @@ pub(super) struct GfniKeys {
     pub(super) keys: [[u8; 16]; 10],
     /// The same keys in the spread layout of the one-block kernel (`x86_avx512_gfni_chain`).
     spread: [[u8; 64]; 10],
+    /// K_2..K_10 in the form the byte-sliced encryption adds them during L ([`sliced_key`]), each
+    /// byte repeated in a dword for an embedded broadcast.
+    sliced: [[u32; 16]; 9],
 }
 
 impl GfniKeys {
@@ -71,7 +88,20 @@ impl GfniKeys {
         }
         let keys = round_keys.map(|k| to_aes_basis(&k));
         let spread = core::array::from_fn(|i| spread_key(&keys[i], i == 0));
-        Some(GfniKeys { keys, spread })
+        let sliced =
+            core::array::from_fn(|i| sliced_key(&keys[i + 1]).map(|b| u32::from(b) * 0x0101_0101));
+        Some(GfniKeys {
+            keys,
+            spread,
+            sliced,
+        })
+    }
+
+    /// CTR: XORs `E(counter) || E(counter + 1) || ...` (a big-endian 128-bit counter) into `data`
+    /// and advances `counter` by `ceil(data.len() / 16)`.
+    pub(super) fn ctr_xor(&self, counter: &mut [u8; 16], data: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { ctr_xor(self, counter, data) }
     }
 
     /// Encrypts every whole 16-byte block of `data` in place.
@@ -81,7 +111,7 @@ impl GfniKeys {
             return unsafe { x86_avx512_gfni_chain::encrypt_block(&self.spread, data) };
         }
         // SAFETY: as above.
-        unsafe { blocks::<true>(&self.keys, data) }
+        unsafe { blocks::<true>(self, data) }
     }
 
     /// Runs the single-stream feedback `mode` over `data` from and back into `iv` (16 bytes); `data`
@@ -100,7 +130,7 @@ impl GfniKeys {
     /// Decrypts every whole 16-byte block of `data` in place.
     pub(super) fn decrypt_blocks(&self, data: &mut [u8]) {
         // SAFETY: as in `encrypt_blocks`.
-        unsafe { blocks::<false>(&self.keys, data) }
+        unsafe { blocks::<false>(self, data) }
     }
 }
 
@@ -188,6 +218,18 @@ pub(super) fn substitute(x: __m512i, t: &[__m512i; 4]) -> __m512i {
     let low = _mm512_permutex2var_epi8(t[0], x, t[1]);
     let high = _mm512_permutex2var_epi8(t[2], x, t[3]);
     _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), low, high)
+}
+
+/// [`substitute`] for the throughput-bound byte-sliced kernel: the upper half of the table looks up
+/// the bytes with bit 7 set in place (merge-masked `VPERMI2B`, which overwrites its index register),
+/// then the lower half the others. No blend and no copy of a table register, at the price of the two
+/// lookups running one after the other, which the sixteen independent registers hide.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn substitute_sliced(x: __m512i, t: &[__m512i; 4]) -> __m512i {
+    let high = _mm512_movepi8_mask(x);
+    let x = _mm512_mask2_permutex2var_epi8(t[2], x, high, t[3]);
+    _mm512_mask2_permutex2var_epi8(t[0], x, !high, t[1])
 }
 
 /// `rot_K` on each 128-bit lane: byte `i` becomes byte `(i + K) mod 16`.
@@ -346,13 +388,14 @@ fn store_partial(chunk: &mut [u8], v: __m512i) {
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn blocks<const ENCRYPT: bool>(keys: &[[u8; 16]; 10], data: &mut [u8]) {
+fn blocks<const ENCRYPT: bool>(cipher: &GfniKeys, data: &mut [u8]) {
+    let keys = &cipher.keys;
     let whole = data.len() / 16 * 16;
     let data = &mut data[..whole];
     let r = load_registers(gfni_constants(), ENCRYPT);
     let mut sliced = data.chunks_exact_mut(SLICED);
     for chunk in &mut sliced {
-        sliced_pass::<ENCRYPT>(chunk, keys, &r);
+        sliced_pass::<ENCRYPT>(chunk, cipher, &r);
     }
     let data = sliced.into_remainder();
     let k = cipher_keys::<ENCRYPT>(core::array::from_fn(|i| broadcast_block(&keys[i])));
@@ -456,11 +499,57 @@ fn l_sliced(s: &[__m512i; 16], at: impl Fn(usize) -> usize, c: &[__m512i; 16]) -
     )
 }
 
-/// Step `T` of `L = R^16`: logical byte `j` sits in `s[(j - T) mod 16]`; the new byte 0 replaces byte 15.
+/// [`l_sliced`] plus `d`, one byte of a round key in [`sliced_key`]'s form, broadcast. The newest
+/// byte (logical 0, made by the previous step) goes through its product and the last XOR only, so
+/// that the chain from step to step is one XOR, one product and one three-input XOR.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,gfni")]
-fn r_step<const T: usize>(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
-    s[(31 - T) & 15] = l_sliced(s, |j| (j + 16 - T) & 15, c);
+fn l_sliced_keyed(
+    s: &[__m512i; 16],
+    at: impl Fn(usize) -> usize,
+    c: &[__m512i; 16],
+    d: u32,
+) -> __m512i {
+    let x = |j: usize| s[at(j)];
+    let pair = |j: usize| _mm512_xor_si512(x(j), x(14 - j));
+    let m = |j: usize| _mm512_gf2p8mul_epi8(pair(j), c[j]);
+    let m7 = _mm512_gf2p8mul_epi8(x(7), c[7]);
+    let key = _mm512_set1_epi32(d as i32);
+    let older = xor3(
+        xor3(m(1), m(2), m(3)),
+        xor3(m(4), m(5), m7),
+        _mm512_ternarylogic_epi32::<0x96>(x(6), x(8), key),
+    );
+    xor3(m(0), older, x(15))
+}
+
+/// Step `T` of `L = R^16` with the round key folded in: step `T` of [`sliced_key`]'s form `d`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn r_step_keyed<const T: usize>(s: &mut [__m512i; 16], c: &[__m512i; 16], d: &[u32; 16]) {
+    s[(31 - T) & 15] = l_sliced_keyed(s, |j| (j + 16 - T) & 15, c, d[T]);
+}
+
+/// `L(x) ^ k` on byte-sliced state, `d` the round key `k` in [`sliced_key`]'s form.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn l_all_keyed(s: &mut [__m512i; 16], c: &[__m512i; 16], d: &[u32; 16]) {
+    r_step_keyed::<0>(s, c, d);
+    r_step_keyed::<1>(s, c, d);
+    r_step_keyed::<2>(s, c, d);
+    r_step_keyed::<3>(s, c, d);
+    r_step_keyed::<4>(s, c, d);
+    r_step_keyed::<5>(s, c, d);
+    r_step_keyed::<6>(s, c, d);
+    r_step_keyed::<7>(s, c, d);
+    r_step_keyed::<8>(s, c, d);
+    r_step_keyed::<9>(s, c, d);
+    r_step_keyed::<10>(s, c, d);
+    r_step_keyed::<11>(s, c, d);
+    r_step_keyed::<12>(s, c, d);
+    r_step_keyed::<13>(s, c, d);
+    r_step_keyed::<14>(s, c, d);
+    r_step_keyed::<15>(s, c, d);
 }
 
 /// Step `T` of `L^-1 = (R^-1)^16`: logical byte `j` sits in `s[(j + T) mod 16]`; the new byte 15,
@@ -469,27 +558,6 @@ fn r_step<const T: usize>(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
 #[target_feature(enable = "avx512f,avx512bw,gfni")]
 fn r_inv_step<const T: usize>(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
     s[T & 15] = l_sliced(s, |j| (j + 1 + T) & 15, c);
-}
-
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,gfni")]
-fn l_all(s: &mut [__m512i; 16], c: &[__m512i; 16]) {
-    r_step::<0>(s, c);
-    r_step::<1>(s, c);
-    r_step::<2>(s, c);
-    r_step::<3>(s, c);
-    r_step::<4>(s, c);
-    r_step::<5>(s, c);
-    r_step::<6>(s, c);
-    r_step::<7>(s, c);
-    r_step::<8>(s, c);
-    r_step::<9>(s, c);
-    r_step::<10>(s, c);
-    r_step::<11>(s, c);
-    r_step::<12>(s, c);
-    r_step::<13>(s, c);
-    r_step::<14>(s, c);
-    r_step::<15>(s, c);
 }
 
 #[inline]
@@ -525,7 +593,8 @@ fn add_key(s: &mut [__m512i; 16], k: &[u8; 16]) {
 /// 64 blocks (`chunk` is 1024 bytes) through the byte-sliced kernel.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], keys: &[[u8; 16]; 10], r: &Registers) {
+fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], cipher: &GfniKeys, r: &Registers) {
+    let keys = &cipher.keys;
     let mut a = [_mm512_set1_epi8(0); 16];
     for (v, bytes) in a.iter_mut().zip(chunk.chunks_exact(VECTOR)) {
         // SAFETY: `bytes` is 64 readable bytes; `loadu` has no alignment requirement.
@@ -535,19 +604,13 @@ fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], keys: &[[u8; 16]; 10], r: 
     let mut s = transpose(&a);
     if ENCRYPT {
         add_key(&mut s, &keys[0]);
-        for k in &keys[1..] {
-            for v in s.iter_mut() {
-                *v = substitute(*v, &r.sbox);
-            }
-            l_all(&mut s, &r.coeffs);
-            add_key(&mut s, k);
-        }
+        s = sliced_lsx_rounds(s, r, &cipher.sliced);
     } else {
         add_key(&mut s, &keys[9]);
         for k in keys[..9].iter().rev() {
             l_inv_all(&mut s, &r.coeffs);
             for v in s.iter_mut() {
-                *v = substitute(*v, &r.sbox);
+                *v = substitute_sliced(*v, &r.sbox);
             }
             add_key(&mut s, k);
         }
@@ -557,6 +620,146 @@ fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], keys: &[[u8; 16]; 10], r: 
         let out = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
         // SAFETY: `bytes` is 64 writable bytes; `storeu` has no alignment requirement.
         unsafe { _mm512_storeu_si512(bytes.as_mut_ptr().cast(), out) };
+    }
+}
+
+/// `LSX` rounds on byte-sliced state, one per entry of `keys` (round keys in [`sliced_key`]'s form).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn sliced_lsx_rounds(mut s: [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) -> [__m512i; 16] {
+    // Sixteen state registers, four S-box and seven coefficient registers leave a handful for the
+    // temporaries, so the compiler keeps part of the state in memory between uses; loads are cheap
+    // next to the products. A local copy of the state would only move those spills to the stack.
+    for d in keys {
+        for v in s.iter_mut() {
+            *v = substitute_sliced(*v, &r.sbox);
+        }
+        l_all_keyed(&mut s, &r.coeffs, d);
+    }
+    s
+}
+
+/// Per lane, the mask of block bytes 0..14: all but the two low bytes of a big-endian counter.
+const COUNTER_HIGH_BYTES: u64 = 0x3fff_3fff_3fff_3fff;
+
+/// The constants of the byte-sliced CTR pass, loaded once per call.
+struct CtrRegisters {
+    /// Byte `p` of each byte-sliced register belongs to block `4 * (p % 16) + p / 16` of the pass
+    /// (see [`transpose`]): its offset from the first counter.
+    offsets: __m512i,
+    /// Columns 14 and 15 of L (AES-field basis), entry `i` broadcast: how the two counter bytes
+    /// that vary within a pass reach output byte `i` of the first round.
+    columns: [[__m512i; 16]; 2],
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn ctr_registers(c: &GfniConstants) -> CtrRegisters {
+    let offsets: [u8; 64] = core::array::from_fn(|p| (4 * (p % 16) + p / 16) as u8);
+    CtrRegisters {
+        // SAFETY: `offsets` is 64 readable bytes; `loadu` has no alignment requirement.
+        offsets: unsafe { _mm512_loadu_si512(offsets.as_ptr().cast()) },
+        columns: core::array::from_fn(|k| {
+            core::array::from_fn(|i| _mm512_set1_epi8(c.l_columns[14 + k][i] as i8))
+        }),
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn ctr_xor(cipher: &GfniKeys, counter: &mut [u8; 16], data: &mut [u8]) {
+    let c = gfni_constants();
+    let r = load_registers(c, true);
+    let cr = ctr_registers(c);
+    let mut value = u128::from_be_bytes(*counter);
+    let mut passes = data.chunks_exact_mut(SLICED);
+    for chunk in &mut passes {
+        // Counters are public: branching on them leaks nothing. Only once in 1024 passes does the
+        // carry out of the low two bytes reach byte 13 inside a pass.
+        if value as u16 <= u16::MAX - 63 {
+            ctr_pass(chunk, value, cipher, &r, &cr);
+        } else {
+            ctr_buffered(chunk, value, cipher);
+        }
+        value = value.wrapping_add(64);
+    }
+    let tail = passes.into_remainder();
+    if !tail.is_empty() {
+        ctr_buffered(tail, value, cipher);
+        value = value.wrapping_add(tail.len().div_ceil(16) as u128);
+    }
+    *counter = value.to_be_bytes();
+}
+
+/// CTR for at most 64 blocks through a key-stream buffer and [`blocks`]: the tail of a message
+/// and the rare pass whose counters differ above their two low bytes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn ctr_buffered(chunk: &mut [u8], first: u128, cipher: &GfniKeys) {
+    let mut ks = [0u8; SLICED];
+    let ks = &mut ks[..chunk.len().div_ceil(16) * 16];
+    let mut value = first;
+    for block in ks.chunks_exact_mut(16) {
+        block.copy_from_slice(&value.to_be_bytes());
+        value = value.wrapping_add(1);
+    }
+    blocks::<true>(cipher, ks);
+    for (d, k) in chunk.iter_mut().zip(ks.iter()) {
+        *d ^= *k;
+    }
+    ks.zeroize();
+}
+
+/// 64 blocks of CTR (`chunk` is 1024 bytes) from the counter `first`, whose low two bytes do not
+/// carry within the pass (`first as u16 <= 0xffc0`). The counters are made byte-sliced: bytes 0..14
+/// are the same in all 64 blocks, so the first round of those bytes runs once on one block, and only
+/// bytes 14 and 15 go through S one by one and then into L by their two columns. The key stream
+/// goes into `chunk` on the store.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn ctr_pass(chunk: &mut [u8], first: u128, cipher: &GfniKeys, r: &Registers, cr: &CtrRegisters) {
+    let keys = &cipher.keys;
+    let ctr = first.to_be_bytes();
+    let k1 = broadcast_block(&keys[0]);
+    // Round 1 on the bytes all counters share, the two low bytes set to zero after S: its L, with
+    // K_2 added, is the shared part of every counter's first-round output.
+    let shared = _mm512_gf2p8affine_epi64_epi8::<0>(broadcast_block(&ctr), r.to_aes);
+    let shared = _mm512_maskz_mov_epi8(
+        COUNTER_HIGH_BYTES,
+        substitute(_mm512_xor_si512(shared, k1), &r.sbox),
+    );
+    let shared = linear_xor(shared, r, fold_key(broadcast_block(&keys[1])));
+    // The two low counter bytes, byte-sliced, through X[K_1] and S.
+    let base = _mm512_set1_epi8(ctr[15] as i8);
+    let low = _mm512_add_epi8(cr.offsets, base);
+    let carried = _mm512_cmplt_epu8_mask(low, base);
+    let high = _mm512_set1_epi8(ctr[14] as i8);
+    let high = _mm512_mask_add_epi8(high, carried, high, _mm512_set1_epi8(1));
+    let first_s = |v: __m512i, j: usize| {
+        let v = _mm512_gf2p8affine_epi64_epi8::<0>(v, r.to_aes);
+        substitute(
+            _mm512_xor_si512(v, _mm512_set1_epi8(keys[0][j] as i8)),
+            &r.sbox,
+        )
+    };
+    let (high, low) = (first_s(high, 14), first_s(low, 15));
+    let s: [__m512i; 16] = core::array::from_fn(|i| {
+        // Byte i of every lane of `shared` is the same: broadcast it with an in-lane shuffle.
+        let part = _mm512_shuffle_epi8(shared, _mm512_set1_epi8(i as i8));
+        xor3(
+            part,
+            _mm512_gf2p8mul_epi8(high, cr.columns[0][i]),
+            _mm512_gf2p8mul_epi8(low, cr.columns[1][i]),
+        )
+    });
+    let s = sliced_lsx_rounds(s, r, &cipher.sliced[1..]);
+    let a = transpose(&s);
+    for (v, bytes) in a.iter().zip(chunk.chunks_exact_mut(VECTOR)) {
+        let ks = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
+        // SAFETY: `bytes` is 64 readable and writable bytes; no alignment requirement.
+        unsafe {
+            let text = _mm512_loadu_si512(bytes.as_ptr().cast());
+            _mm512_storeu_si512(bytes.as_mut_ptr().cast(), _mm512_xor_si512(text, ks));
+        }
     }
 }
 
