@@ -30,7 +30,7 @@ pub(super) const SHORT_BYTES: usize = 64 * SHORT_BLOCKS;
 pub(super) const NARROW_MIN: usize = 256;
 
 /// The longest call [`Kernel::xor_narrow`] takes.
-pub(super) const NARROW_MAX: usize = SHORT_BYTES;
+pub(super) const NARROW_MAX: usize = BATCH_BYTES;
 
 #[cfg(target_arch = "x86_64")]
 const _: () = assert!(
@@ -274,7 +274,7 @@ impl Kernel {
     /// `x86_avx512_narrow.rs`): XORs the key stream of blocks `counter ..` (mod 2^32) into the
     /// whole 64-byte blocks of `data`, writes the key stream of the blocks computed after them into
     /// `rest` from its start, and returns how many blocks it computed (at most
-    /// [`SHORT_BLOCKS`], at least `data.len().div_ceil(64)`). `None`, with nothing done, for other
+    /// [`BATCH_BLOCKS`], at least `data.len().div_ceil(64)`). `None`, with nothing done, for other
     /// lengths and kernels: the caller then goes through [`Kernel::fill_blocks`].
     pub(super) fn xor_narrow(
         self,
@@ -285,8 +285,6 @@ impl Kernel {
     ) -> Option<usize> {
         #[cfg(target_arch = "x86_64")]
         if self == Kernel::Avx512 && (NARROW_MIN..=NARROW_MAX).contains(&data.len()) {
-            const _: () = assert!(x86_avx512_narrow::MAX_BYTES == SHORT_BYTES);
-            let rest = rest.first_chunk_mut::<SHORT_BYTES>()?;
             // SAFETY: `Kernel::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
             let blocks = unsafe { x86_avx512_narrow::xor(state, counter, data, rest) };
             return (blocks > 0).then_some(blocks);
@@ -395,7 +393,7 @@ mod tests {
                         (NARROW_MIN..=NARROW_MAX).contains(&len),
                         "{name} took {len}"
                     );
-                    assert!((len.div_ceil(64)..=SHORT_BLOCKS).contains(&computed));
+                    assert!((len.div_ceil(64)..=BATCH_BLOCKS).contains(&computed));
                     let whole = 64 * (len / 64);
                     let xored: Vec<u8> = original[..whole]
                         .iter()
