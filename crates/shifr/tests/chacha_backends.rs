@@ -339,9 +339,10 @@ fn aeads_over_long_runs_match_rustcrypto() {
 fn aeads_at_every_short_length_match_rustcrypto() {
     let mut rng = rng();
     // The short kernels' and the one-batch path's ends, the vector Poly1305 threshold (768) and
-    // seal's interleave piece (4096).
+    // seal's interleave piece (16384).
     let edges = [
         447, 448, 449, 511, 512, 513, 767, 768, 769, 959, 960, 961, 1024, 4095, 4096, 4097, 4103,
+        16383, 16384, 16385, 32775,
     ];
     for len in (0..=300).chain(edges) {
         let key = random(&mut rng, 32);

@@ -8,7 +8,7 @@
 use super::aarch64_neon;
 use super::soft;
 #[cfg(target_arch = "x86_64")]
-use super::{x86_avx2, x86_avx512, x86_avx512_short, x86_sse2};
+use super::{x86_avx2, x86_avx512, x86_avx512_narrow, x86_avx512_short, x86_sse2};
 use crate::cpu::{self, Backend};
 use zeroize::Zeroize;
 
@@ -24,6 +24,18 @@ pub(super) const SHORT_BLOCKS: usize = 8;
 
 /// Key stream bytes of a short fill.
 pub(super) const SHORT_BYTES: usize = 64 * SHORT_BLOCKS;
+
+/// The shortest call [`Kernel::xor_narrow`] takes: shorter ones share one kernel call through
+/// the stream's buffer.
+pub(super) const NARROW_MIN: usize = 256;
+
+/// The longest call [`Kernel::xor_narrow`] takes.
+pub(super) const NARROW_MAX: usize = BATCH_BYTES;
+
+#[cfg(target_arch = "x86_64")]
+const _: () = assert!(
+    x86_avx512_narrow::MIN_BYTES == NARROW_MIN && x86_avx512_narrow::MAX_BYTES == NARROW_MAX
+);
 
 /// A ChaCha20 key stream implementation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -258,6 +270,29 @@ impl Kernel {
         }
     }
 
+    /// For a call of [`NARROW_MIN`] to [`NARROW_MAX`] bytes on a kernel with a narrow XOR (AVX-512:
+    /// `x86_avx512_narrow.rs`): XORs the key stream of blocks `counter ..` (mod 2^32) into the
+    /// whole 64-byte blocks of `data`, writes the key stream of the blocks computed after them into
+    /// `rest` from its start, and returns how many blocks it computed (at most
+    /// [`BATCH_BLOCKS`], at least `data.len().div_ceil(64)`). `None`, with nothing done, for other
+    /// lengths and kernels: the caller then goes through [`Kernel::fill_blocks`].
+    pub(super) fn xor_narrow(
+        self,
+        state: &[u32; 16],
+        counter: u32,
+        data: &mut [u8],
+        rest: &mut [u8; BATCH_BYTES],
+    ) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if self == Kernel::Avx512 && (NARROW_MIN..=NARROW_MAX).contains(&data.len()) {
+            // SAFETY: `Kernel::Avx512` is only chosen after `cpu` reported AVX-512 F/BW/VL.
+            let blocks = unsafe { x86_avx512_narrow::xor(state, counter, data, rest) };
+            return (blocks > 0).then_some(blocks);
+        }
+        let _ = (state, counter, data, rest);
+        None
+    }
+
     /// XORs the key stream of blocks `counter ..` (block counters taken mod 2^32) into the whole
     /// [`BATCH_BYTES`]-byte batches of `data`, [`BATCH_BLOCKS`] blocks per batch; bytes after the
     /// last whole batch are left alone. AVX-512 does it in one pass and one call for the whole run;
@@ -328,6 +363,63 @@ mod tests {
             }
         }
         assert!(Kernel::available().contains(&Kernel::select()));
+    }
+
+    /// `xor_narrow` of every kernel at every length it takes (and none other) XORs the portable
+    /// key stream into the whole blocks and writes the blocks after them, also across the 2^32
+    /// counter wrap.
+    #[test]
+    fn narrow_xor_agrees_with_portable() {
+        let mut state = [0u32; 16];
+        for (i, w) in state.iter_mut().enumerate() {
+            *w = (i as u32 + 3).wrapping_mul(0x2545_f491) ^ 0x9e37_79b9;
+        }
+        for counter in [0u32, 1, 1000, u32::MAX - 7, u32::MAX - 4, u32::MAX] {
+            let mut expected = [0u8; BATCH_BYTES];
+            Kernel::Portable.fill(&state, counter, &mut expected);
+            for kernel in Kernel::available() {
+                for len in 0..=BATCH_BYTES {
+                    let mut data: Vec<u8> = (0..len).map(|i| (i * 7 + 1) as u8).collect();
+                    let original = data.clone();
+                    let mut rest = [0xa5u8; BATCH_BYTES];
+                    let Some(computed) = kernel.xor_narrow(&state, counter, &mut data, &mut rest)
+                    else {
+                        assert_eq!(data, original, "{} {len}: untouched", kernel.name());
+                        assert_eq!(rest, [0xa5u8; BATCH_BYTES]);
+                        continue;
+                    };
+                    let name = kernel.name();
+                    assert!(
+                        (NARROW_MIN..=NARROW_MAX).contains(&len),
+                        "{name} took {len}"
+                    );
+                    assert!((len.div_ceil(64)..=BATCH_BLOCKS).contains(&computed));
+                    let whole = 64 * (len / 64);
+                    let xored: Vec<u8> = original[..whole]
+                        .iter()
+                        .zip(&expected)
+                        .map(|(d, k)| d ^ k)
+                        .collect();
+                    assert_eq!(data[..whole], xored[..], "{name} {len} at {counter}");
+                    assert_eq!(data[whole..], original[whole..], "{name} {len}: tail left");
+                    let buffered = 64 * computed - whole;
+                    assert_eq!(
+                        rest[..buffered],
+                        expected[whole..64 * computed],
+                        "{name} {len} at {counter}: blocks after"
+                    );
+                    assert!(rest[buffered..].iter().all(|&b| b == 0xa5));
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if Kernel::available().contains(&Kernel::Avx512) {
+            let mut data = [0u8; NARROW_MIN];
+            let mut rest = [0u8; BATCH_BYTES];
+            assert!(Kernel::Avx512
+                .xor_narrow(&state, 0, &mut data, &mut rest)
+                .is_some());
+        }
     }
 
     /// `fill_blocks` of every kernel and every block count (the 4- and 8-block AVX-512 short

@@ -8,7 +8,8 @@
 //! [`Error::LengthLimit`] and changes nothing.
 //!
 //! Implementations (`kernel.rs`): AVX-512 (16 blocks per call; fills of at most eight blocks by
-//! the 4/8-block short kernel, `x86_avx512_short.rs`) or AVX2 (8 blocks) when the CPU has it,
+//! the 4/8-block short kernel, `x86_avx512_short.rs`; calls of 256 to 1023 bytes XORed in place by
+//! the same form, `x86_avx512_narrow.rs`) or AVX2 (8 blocks) when the CPU has it,
 //! else SSE2 (x86-64 baseline, 4 blocks), NEON on AArch64 (4 blocks, `aarch64_neon.rs`), else
 //! portable Rust (4 blocks per call, `soft.rs`);
 //! `SHIFR_BACKEND=portable` forces the portable one. All are tested against each other.
@@ -28,6 +29,8 @@ mod wipe;
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512_narrow;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_short;
 #[cfg(target_arch = "x86_64")]
@@ -174,6 +177,30 @@ impl ChaCha20 {
         let mut rest = data;
         while !rest.is_empty() {
             if self.pos == self.end {
+                // A call of 256 bytes up to a batch (AVX-512): the key stream goes straight into
+                // its whole blocks; only a partial last block's goes through the buffer. (A whole
+                // batch is faster on the sixteen-block kernel below.)
+                if rest.len() < BATCH_BYTES {
+                    if let Some(computed) = self.kernel.xor_narrow(
+                        &self.state,
+                        self.next_block as u32,
+                        rest,
+                        &mut self.buf,
+                    ) {
+                        let whole = rest.len() / 64;
+                        // Blocks past the end of the counter space are computed (wrapped) but
+                        // never used; the call's own blocks are all below it (checked above).
+                        let blocks =
+                            (COUNTER_SPACE - self.next_block).min(computed as u64) as usize;
+                        self.dirty = self.dirty.max(computed.saturating_sub(whole) * 64);
+                        self.next_block += blocks as u64;
+                        self.pos = 0;
+                        self.end = blocks.saturating_sub(whole) * 64;
+                        let (_, later) = rest.split_at_mut(64 * whole);
+                        rest = later;
+                        continue;
+                    }
+                }
                 // Whole batches go straight into the data, without the key stream buffer, in
                 // one kernel call for the whole run (as many as the counter space still holds).
                 let batches = (rest.len() / BATCH_BYTES)

@@ -231,6 +231,52 @@ fn every_two_piece_split_matches_one_call() {
     }
 }
 
+/// Every kernel gives the portable key stream for every length up to 2100 bytes, in one call and
+/// in pieces around the narrow XOR's bounds (256 and 512 bytes) and the batch (1 KiB), also when
+/// the stream ends at the last block counter (blocks computed past it are never used).
+#[test]
+fn lengths_and_pieces_match_portable() {
+    let key: Vec<u8> = (100u8..132).collect();
+    let nonce = [9u8; 12];
+    let pieces: [&[usize]; 6] = [
+        &[usize::MAX],
+        &[256],
+        &[300, 64],
+        &[512, 1],
+        &[17, 257, 511],
+        &[255, 513, 1024],
+    ];
+    for (start, max_len) in [
+        (0u32, 2100usize),
+        (7, 2100),
+        (u32::MAX - 40, 2100),
+        (u32::MAX - 5, 384),
+    ] {
+        let mut expected = vec![0u8; max_len];
+        let mut reference = ChaCha20::new(&key, &nonce, start).unwrap();
+        reference.kernel = Kernel::Portable;
+        reference.apply_keystream(&mut expected).unwrap();
+        for kernel in Kernel::available() {
+            for len in 0..=max_len {
+                for p in pieces {
+                    let mut c = ChaCha20::new(&key, &nonce, start).unwrap();
+                    c.kernel = kernel;
+                    let mut data = vec![0u8; len];
+                    apply_in_pieces(&mut c, &mut data, p);
+                    assert_eq!(
+                        data,
+                        expected[..len],
+                        "{} from {start}, {len} bytes in pieces {p:?}",
+                        kernel.name()
+                    );
+                    let left = (u64::from(u32::MAX - start) + 1) * 64 - len as u64;
+                    assert_eq!(c.remaining_bytes(), left);
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn counter_limit_is_an_error_not_a_wrap() {
     let key = [1u8; 32];
