@@ -596,7 +596,7 @@ mod tests {
         let aad = [1u8; 13];
         type SealFn = fn(&[u8; 32], &[u8; 12], &[u8], &mut [u8]) -> Result<Tag>;
         let paths: [(&str, SealFn); 2] = [("dispatch", seal_with), ("generic", seal_generic)];
-        for len in [16usize, 64, 256, 1024, 2048] {
+        for len in [16usize, 64, 256, 1024, 1536, 2048] {
             let mut data = vec![3u8; len];
             for (name, f) in paths {
                 let mut best = f64::MAX;
