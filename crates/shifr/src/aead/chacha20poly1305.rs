@@ -20,6 +20,11 @@
 //! set-up, not the data, is what short messages cost. A longer message takes block 0 from the
 //! kernel's narrowest call too, and the message is encrypted from block 1 by the stream cipher.
 //!
+//! On x86-64 CPUs whose ChaCha20 plan is AVX-512 (F, BW, VL), messages of up to 2 KiB take the
+//! stitched code of `chacha20poly1305_x86.rs` instead (key stream in vector registers XORed
+//! straight into the data while a scalar Poly1305 absorbs the ciphertext already produced); every
+//! other CPU, backend forced by `SHIFR_BACKEND`, and longer message takes the path above.
+//!
 //! Keys are zeroized on drop; so are the per-message one-time key, key stream and subkey.
 
 #[cfg(target_arch = "x86_64")]

@@ -8,6 +8,10 @@
 //! cost is the latency of one chain of 20 rounds over four registers; two independent groups
 //! (eight blocks) run interleaved in the same time on a core with two or more vector pipes.
 //!
+//! The pieces of the chain (`start`, `double_round`, `finish`, and `start2`/`double_round2`/
+//! `finish2` for two blocks on 256-bit registers) are also used by the stitched ChaCha20-Poly1305
+//! code (`aead/chacha20poly1305_x86.rs`), which interleaves Poly1305 between the double rounds.
+//!
 //! Used only when the CPU reports AVX-512 F (checked by the caller through [`crate::cpu`]).
 //! Additions, XORs, rotations and fixed shuffles only: constant-time.
 
