@@ -12,7 +12,8 @@
 //! `finish2` for two blocks on 256-bit registers) are also used by the stitched ChaCha20-Poly1305
 //! code (`aead/chacha20poly1305_x86.rs`), which interleaves Poly1305 between the double rounds.
 //!
-//! Used only when the CPU reports AVX-512 F (checked by the caller through [`crate::cpu`]).
+//! Used only when the CPU reports AVX-512 F (and VL for the two-block chain; checked by the caller
+//! through [`crate::cpu`]).
 //! Additions, XORs, rotations and fixed shuffles only: constant-time.
 
 use core::arch::x86_64::{
