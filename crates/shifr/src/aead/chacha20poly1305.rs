@@ -20,8 +20,15 @@
 //! set-up, not the data, is what short messages cost. A longer message takes block 0 from the
 //! kernel's narrowest call too, and the message is encrypted from block 1 by the stream cipher.
 //!
+//! On x86-64 CPUs whose ChaCha20 plan is AVX-512 (F, BW, VL), messages of up to 2 KiB take the
+//! stitched code of `chacha20poly1305_x86.rs` instead (key stream in vector registers XORed
+//! straight into the data while a scalar Poly1305 absorbs the ciphertext already produced); every
+//! other CPU, backend forced by `SHIFR_BACKEND`, and longer message takes the path above.
+//!
 //! Keys are zeroized on drop; so are the per-message one-time key, key stream and subkey.
 
+#[cfg(target_arch = "x86_64")]
+use super::chacha20poly1305_x86 as x86;
 use super::{Aead, Tag};
 use crate::mac::poly1305::{Poly1305, VECTOR_MIN_BYTES};
 use crate::mac::poly1305_u64;
@@ -175,6 +182,17 @@ const INTERLEAVE_BYTES: usize = 16384;
 
 /// Encrypts from block counter 1 and returns the tag (the shared core of both AEADs).
 fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+    #[cfg(target_arch = "x86_64")]
+    if data.len() <= x86::STITCH_MAX && chacha20::avx512_planned() {
+        // SAFETY: the AVX-512 ChaCha20 plan is only taken where `cpu` reported AVX-512 F/BW/VL.
+        return as_tag(&unsafe { x86::seal(key, nonce, aad, data) });
+    }
+    seal_generic(key, nonce, aad, data)
+}
+
+/// [`seal_with`] on the stream cipher's kernels and the Poly1305 backends (every CPU; on AVX-512
+/// for messages longer than the stitched code takes).
+fn seal_generic(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
     let short = if data.len() <= SHORT_PREFIX - 64 {
         seal_short::<SHORT_PREFIX>(key, nonce, aad, data)
     } else if data.len() <= SHORT_MAX {
@@ -216,6 +234,26 @@ fn as_tag(tag: &[u8; 16]) -> Result<Tag> {
 
 /// Verifies the tag in constant time, then decrypts (the shared core of both AEADs).
 fn open_with(
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    aad: &[u8],
+    data: &mut [u8],
+    tag: &[u8],
+) -> Result<()> {
+    #[cfg(target_arch = "x86_64")]
+    if data.len() <= x86::STITCH_MAX && chacha20::avx512_planned() {
+        // SAFETY: the AVX-512 ChaCha20 plan is only taken where `cpu` reported AVX-512 F/BW/VL.
+        return match unsafe { x86::open(key, nonce, aad, data, tag) } {
+            true => Ok(()),
+            false => Err(Error::AuthenticationFailed),
+        };
+    }
+    open_generic(key, nonce, aad, data, tag)
+}
+
+/// [`open_with`] on the stream cipher's kernels and the Poly1305 backends (every CPU; on AVX-512
+/// for messages longer than the stitched code takes).
+fn open_generic(
     key: &[u8; 32],
     nonce: &[u8; 12],
     aad: &[u8],
@@ -518,6 +556,40 @@ mod tests {
         }
         assert_eq!(data, [1u8; 5]);
         assert_eq!((c.tag_len(), x.tag_len()), (16, 16));
+    }
+
+    /// The dispatching seal and open (the stitched AVX-512 code on such CPUs, up to its limit)
+    /// against the generic path for every length 0..=2100 with random keys, nonces and AAD.
+    #[test]
+    fn dispatch_matches_generic_path() {
+        use rand::{Rng, RngCore, SeedableRng};
+        let seed = rand::random::<u64>();
+        println!("seed {seed}");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        for len in 0..=2100usize {
+            let mut key = [0u8; 32];
+            let mut nonce = [0u8; 12];
+            rng.fill_bytes(&mut key);
+            rng.fill_bytes(&mut nonce);
+            let mut aad = vec![0u8; rng.gen_range(0..=80)];
+            let mut pt = vec![0u8; len];
+            rng.fill_bytes(&mut aad);
+            rng.fill_bytes(&mut pt);
+            let (mut a, mut b) = (pt.clone(), pt.clone());
+            let ta = seal_with(&key, &nonce, &aad, &mut a).unwrap();
+            let tb = seal_generic(&key, &nonce, &aad, &mut b).unwrap();
+            assert_eq!((&a, ta.as_ref()), (&b, tb.as_ref()), "len {len}");
+            let mut bad = ta.as_ref().to_vec();
+            bad[len % 16] ^= 2;
+            assert_eq!(
+                open_with(&key, &nonce, &aad, &mut a, &bad),
+                Err(Error::AuthenticationFailed)
+            );
+            assert_eq!(a, b, "len {len}");
+            open_with(&key, &nonce, &aad, &mut a, ta.as_ref()).unwrap();
+            open_generic(&key, &nonce, &aad, &mut b, tb.as_ref()).unwrap();
+            assert_eq!((&a, &b), (&pt, &pt), "len {len}");
+        }
     }
 
     const STD_RECORDS: &str = r#"

@@ -2,6 +2,8 @@
 
 pub mod algorithm;
 pub mod chacha20poly1305;
+#[cfg(target_arch = "x86_64")]
+mod chacha20poly1305_x86;
 pub mod gcm;
 mod gcm_keystream;
 #[cfg(target_arch = "x86_64")]

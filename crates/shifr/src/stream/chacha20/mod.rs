@@ -32,7 +32,7 @@ mod x86_avx512;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_narrow;
 #[cfg(target_arch = "x86_64")]
-mod x86_avx512_short;
+pub(crate) mod x86_avx512_short;
 #[cfg(target_arch = "x86_64")]
 mod x86_sse2;
 
@@ -108,6 +108,14 @@ pub fn hchacha20(key: &[u8; 32], nonce16: &[u8; 16]) -> [u8; 32] {
     s.zeroize();
     x.zeroize();
     out
+}
+
+/// Whether ChaCha20 runs on the AVX-512 kernels on this CPU (its plan, or `SHIFR_BACKEND`, chose
+/// them, which `cpu` allows only where AVX-512 F, BW and VL are reported): the gate of the code
+/// built on [`x86_avx512_short`] outside this module.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn avx512_planned() -> bool {
+    Kernel::select() == Kernel::Avx512
 }
 
 fn le_word(b: &[u8]) -> u32 {

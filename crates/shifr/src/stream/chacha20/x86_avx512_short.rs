@@ -8,11 +8,18 @@
 //! cost is the latency of one chain of 20 rounds over four registers; two independent groups
 //! (eight blocks) run interleaved in the same time on a core with two or more vector pipes.
 //!
-//! Used only when the CPU reports AVX-512 F (checked by the caller through [`crate::cpu`]).
+//! The pieces of the chain (`start`, `double_round`, `finish`, and `start2`/`double_round2`/
+//! `finish2` for two blocks on 256-bit registers) are also used by the stitched ChaCha20-Poly1305
+//! code (`aead/chacha20poly1305_x86.rs`), which interleaves Poly1305 between the double rounds.
+//!
+//! Used only when the CPU reports AVX-512 F (and VL for the two-block chain; checked by the caller
+//! through [`crate::cpu`]).
 //! Additions, XORs, rotations and fixed shuffles only: constant-time.
 
 use core::arch::x86_64::{
-    __m128i, __m512i, _mm512_add_epi32, _mm512_broadcast_i32x4, _mm512_rol_epi32, _mm512_set_epi32,
+    __m128i, __m256i, __m512i, _mm256_add_epi32, _mm256_broadcastsi128_si256,
+    _mm256_permute2x128_si256, _mm256_rol_epi32, _mm256_set_epi32, _mm256_shuffle_epi32,
+    _mm256_xor_si256, _mm512_add_epi32, _mm512_broadcast_i32x4, _mm512_rol_epi32, _mm512_set_epi32,
     _mm512_shuffle_epi32, _mm512_shuffle_i32x4, _mm512_storeu_si512, _mm512_xor_si512,
     _mm_loadu_si128, _MM_PERM_ENUM,
 };
@@ -51,12 +58,32 @@ pub(super) fn keystream(state: &[u32; 16], counter: u32, out: &mut [u8], blocks:
 }
 
 /// One group's four rows.
-type Rows = [__m512i; 4];
+pub(crate) type Rows = [__m512i; 4];
 
 /// `G` groups of four blocks from `counter`, stored in block order into `out` (`256 * G` bytes).
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn groups<const G: usize>(state: &[u32; 16], counter: u32, out: &mut [u8]) {
+    let start = start::<G>(state, counter);
+    let mut x = start;
+    for _ in 0..10 {
+        double_round(&mut x);
+    }
+    for (g, blocks) in finish(&x, &start).into_iter().enumerate() {
+        for (l, v) in blocks.into_iter().enumerate() {
+            if let Some(dst) = out.get_mut((4 * g + l) * 64..(4 * g + l + 1) * 64) {
+                // SAFETY: `dst` is exactly 64 writable bytes; `storeu` has no alignment requirement.
+                unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), v) };
+            }
+        }
+    }
+}
+
+/// The input rows of `G` groups from `counter`: lane `l` of group `g` is block `counter + 4g + l`
+/// of the setup `state` (its word 12 ignored).
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn start<const G: usize>(state: &[u32; 16], counter: u32) -> [Rows; G] {
     let mut row = [0u32; 16];
     row.copy_from_slice(state);
     row[12] = counter;
@@ -70,7 +97,8 @@ fn groups<const G: usize>(state: &[u32; 16], counter: u32, out: &mut [u8]) {
         }
     };
     let input: Rows = [load(0), load(1), load(2), load(3)];
-    // Lane `l` of group `g` is block `counter + 4g + l`: only word 12 (the first of row 3) differs.
+    row.zeroize();
+    // Only word 12 (the first of row 3) differs between the lanes.
     let lanes = |g: i32| {
         _mm512_set_epi32(
             0,
@@ -95,34 +123,38 @@ fn groups<const G: usize>(state: &[u32; 16], counter: u32, out: &mut [u8]) {
     for (g, s) in start.iter_mut().enumerate() {
         s[3] = _mm512_add_epi32(input[3], lanes(g as i32));
     }
-    let mut x = start;
-    for _ in 0..10 {
-        round(&mut x);
-        diagonalize::<0x39, 0x4e, 0x93, G>(&mut x);
-        round(&mut x);
-        diagonalize::<0x93, 0x4e, 0x39, G>(&mut x);
-    }
-    for (g, (x, s)) in x.iter().zip(&start).enumerate() {
-        let [a, b, c, d] = [0, 1, 2, 3].map(|i| _mm512_add_epi32(x[i], s[i]));
+    start
+}
+
+/// One double round (column round, then diagonal round) on every group.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn double_round<const G: usize>(x: &mut [Rows; G]) {
+    round(x);
+    diagonalize::<0x39, 0x4e, 0x93, G>(x);
+    round(x);
+    diagonalize::<0x93, 0x4e, 0x39, G>(x);
+}
+
+/// The key stream after the 20 rounds `x` of the groups that started as `start`: block `l` of
+/// group `g` (64 bytes, little-endian words) is element `[g][l]`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn finish<const G: usize>(x: &[Rows; G], start: &[Rows; G]) -> [[__m512i; 4]; G] {
+    core::array::from_fn(|g| {
+        let [a, b, c, d] = [0, 1, 2, 3].map(|i| _mm512_add_epi32(x[g][i], start[g][i]));
         // Lanes to blocks: block l = lane l of a, b, c, d (a 4x4 transpose of 128-bit lanes).
         let ab_lo = _mm512_shuffle_i32x4::<0x44>(a, b); // a0 a1 b0 b1
         let cd_lo = _mm512_shuffle_i32x4::<0x44>(c, d); // c0 c1 d0 d1
         let ab_hi = _mm512_shuffle_i32x4::<0xee>(a, b); // a2 a3 b2 b3
         let cd_hi = _mm512_shuffle_i32x4::<0xee>(c, d); // c2 c3 d2 d3
-        let blocks = [
+        [
             _mm512_shuffle_i32x4::<0x88>(ab_lo, cd_lo),
             _mm512_shuffle_i32x4::<0xdd>(ab_lo, cd_lo),
             _mm512_shuffle_i32x4::<0x88>(ab_hi, cd_hi),
             _mm512_shuffle_i32x4::<0xdd>(ab_hi, cd_hi),
-        ];
-        for (l, v) in blocks.into_iter().enumerate() {
-            if let Some(dst) = out.get_mut((4 * g + l) * 64..(4 * g + l + 1) * 64) {
-                // SAFETY: `dst` is exactly 64 writable bytes; `storeu` has no alignment requirement.
-                unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), v) };
-            }
-        }
-    }
-    row.zeroize();
+        ]
+    })
 }
 
 /// One column (or, after [`diagonalize`], diagonal) round on every group.
@@ -164,4 +196,74 @@ fn diagonalize<
         r[2] = _mm512_shuffle_epi32::<C>(r[2]);
         r[3] = _mm512_shuffle_epi32::<D>(r[3]);
     }
+}
+
+/// Two blocks' rows in 256-bit registers (128-bit lane `l` belongs to block `counter + l`): the
+/// same chain as a group of four on half-width registers, for callers that need at most two
+/// blocks.
+type Rows2 = [__m256i; 4];
+
+/// The input rows of blocks `counter` and `counter + 1` of the setup `state` (word 12 ignored).
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+pub(crate) fn start2(state: &[u32; 16], counter: u32) -> Rows2 {
+    let mut row = [0u32; 16];
+    row.copy_from_slice(state);
+    row[12] = counter;
+    let load = |i: usize| {
+        // SAFETY: `row[4 * i..4 * i + 4]` (`i < 4`) is 16 readable bytes; `loadu` has no
+        // alignment requirement. AVX2 is enabled on this function (implied by AVX-512 F).
+        unsafe {
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(
+                row[4 * i..4 * i + 4].as_ptr().cast::<__m128i>(),
+            ))
+        }
+    };
+    let mut start: Rows2 = [load(0), load(1), load(2), load(3)];
+    row.zeroize();
+    start[3] = _mm256_add_epi32(start[3], _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0));
+    start
+}
+
+/// One double round on two blocks.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+pub(crate) fn double_round2(r: &mut Rows2) {
+    for diag in [false, true] {
+        r[0] = _mm256_add_epi32(r[0], r[1]);
+        r[3] = _mm256_rol_epi32::<16>(_mm256_xor_si256(r[3], r[0]));
+        r[2] = _mm256_add_epi32(r[2], r[3]);
+        r[1] = _mm256_rol_epi32::<12>(_mm256_xor_si256(r[1], r[2]));
+        r[0] = _mm256_add_epi32(r[0], r[1]);
+        r[3] = _mm256_rol_epi32::<8>(_mm256_xor_si256(r[3], r[0]));
+        r[2] = _mm256_add_epi32(r[2], r[3]);
+        r[1] = _mm256_rol_epi32::<7>(_mm256_xor_si256(r[1], r[2]));
+        if diag {
+            r[1] = _mm256_shuffle_epi32::<0x93>(r[1]);
+            r[2] = _mm256_shuffle_epi32::<0x4e>(r[2]);
+            r[3] = _mm256_shuffle_epi32::<0x39>(r[3]);
+        } else {
+            r[1] = _mm256_shuffle_epi32::<0x39>(r[1]);
+            r[2] = _mm256_shuffle_epi32::<0x4e>(r[2]);
+            r[3] = _mm256_shuffle_epi32::<0x93>(r[3]);
+        }
+    }
+}
+
+/// The key stream of the two blocks after the 20 rounds `x` that started as `start`: block `l`
+/// is `[lo, hi]` at element `l` (bytes 0..32 and 32..64).
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+pub(crate) fn finish2(x: &Rows2, start: &Rows2) -> [[__m256i; 2]; 2] {
+    let [a, b, c, d] = [0, 1, 2, 3].map(|i| _mm256_add_epi32(x[i], start[i]));
+    [
+        [
+            _mm256_permute2x128_si256::<0x20>(a, b),
+            _mm256_permute2x128_si256::<0x20>(c, d),
+        ],
+        [
+            _mm256_permute2x128_si256::<0x31>(a, b),
+            _mm256_permute2x128_si256::<0x31>(c, d),
+        ],
+    ]
 }

@@ -1,0 +1,464 @@
+//! ChaCha20-Poly1305 (RFC 8439 section 2.8) seal and open of messages up to [`STITCH_MAX`] bytes
+//! on AVX-512 (F, BW, VL), with the two halves stitched: the key stream of the next eight blocks
+//! is computed in vector registers by the horizontal kernel (`x86_avx512_short.rs`, a serial chain
+//! of 20 rounds) while the scalar Poly1305 below absorbs the ciphertext of the blocks before them
+//! on the general-purpose registers, so the two chains overlap in the core instead of running one
+//! after the other.
+//!
+//! Block 0 (the one-time key) and the message's first seven blocks come from one call (four blocks
+//! if the message has at most three); the key stream is XORed straight from the registers into the
+//! data, the last partial block with masked loads and stores, so no key stream buffer is written or
+//! wiped on seal. Open authenticates first: the key stream beyond the first call goes to a buffer
+//! (wiped afterwards) while the received ciphertext is absorbed, and the data is decrypted only
+//! once the tag matched.
+//!
+//! Poly1305 here works on two 64-bit limbs and a small third (radix 2^64, the layout of OpenSSL's
+//! 64-bit `poly1305_blocks`): four 64x64->128-bit products per block, each a `mul`/`mulx`, whose
+//! time does not depend on the operands. The final reduction selects with a mask. Constant-time
+//! throughout; branches and masks depend only on the (public) lengths.
+
+use crate::stream::chacha20::{self, x86_avx512_short as hz};
+use core::arch::x86_64::{
+    __m512i, _mm512_castsi256_si512, _mm512_castsi512_si128, _mm512_extracti32x4_epi32,
+    _mm512_inserti64x4, _mm512_loadu_si512, _mm512_mask_loadu_epi8, _mm512_mask_storeu_epi8,
+    _mm512_setzero_si512, _mm512_storeu_si512, _mm512_xor_si512, _mm_cvtsi128_si64,
+    _mm_extract_epi64,
+};
+use zeroize::Zeroize;
+
+/// Longest message (bytes) sealed and opened here.
+pub(crate) const STITCH_MAX: usize = 2048;
+
+/// Data bytes covered by the first kernel call of two groups (blocks 1 to 7).
+const FIRST_BYTES: usize = 7 * 64;
+
+/// Data bytes per later call (eight blocks).
+const STEP_BYTES: usize = 8 * 64;
+
+/// Key stream bytes an open buffers beyond the first call (whole calls).
+const OPEN_BUF: usize = (STITCH_MAX - FIRST_BYTES).div_ceil(STEP_BYTES) * STEP_BYTES;
+
+/// Poly1305 over radix 2^64: `h = h2 * 2^128 + h1 * 2^64 + h0` (partially reduced, `h2` at most
+/// 4 between blocks), the clamped `r = r1 * 2^64 + r0` with `s1 = r1 + r1 / 4` (`5 * r1 / 4`: the
+/// factor that folds the part of a product at 2^128 and above back, 2^130 = 5 mod p, exact since
+/// the clamp clears the two low bits of `r1`), and the final addend `pad`.
+#[derive(Zeroize)]
+struct Poly {
+    r0: u64,
+    r1: u64,
+    s1: u64,
+    h: [u64; 3],
+    pad: [u64; 2],
+}
+
+fn le64(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(w)
+}
+
+impl Poly {
+    /// Keyed with the one-time key `r || pad` given as four little-endian words.
+    fn new(otk: [u64; 4]) -> Poly {
+        let r0 = otk[0] & 0x0fff_fffc_0fff_ffff;
+        let r1 = otk[1] & 0x0fff_fffc_0fff_fffc;
+        Poly {
+            r0,
+            r1,
+            s1: r1 + (r1 >> 2),
+            h: [0; 3],
+            pad: [otk[2], otk[3]],
+        }
+    }
+
+    /// `h = (h + m + 2^128) * r mod 2^130 - 5` (partially) for the block `m = m1 * 2^64 + m0`.
+    #[inline(always)]
+    fn block(&mut self, m0: u64, m1: u64) {
+        let [h0, h1, h2] = self.h;
+        let (h0, c) = h0.overflowing_add(m0);
+        let (h1, c1a) = h1.overflowing_add(m1);
+        let (h1, c1b) = h1.overflowing_add(u64::from(c));
+        let c1 = c1a | c1b;
+        // h2 <= 4 before, so at most 6 here; every product below fits its type: r0, r1 < 2^60,
+        // s1 < 2^61.
+        let h2 = h2 + u64::from(c1) + 1;
+        let (r0, r1, s1) = (
+            u128::from(self.r0),
+            u128::from(self.r1),
+            u128::from(self.s1),
+        );
+        let d0 = u128::from(h0) * r0 + u128::from(h1) * s1;
+        let d1 = u128::from(h0) * r1 + u128::from(h1) * r0 + u128::from(h2) * s1 + (d0 >> 64);
+        let top = h2 * self.r0 + (d1 >> 64) as u64;
+        // Everything at 2^130 and above, times 5, back into the low limbs.
+        let c = (top >> 2) + (top & !3);
+        let (h0, c0) = (d0 as u64).overflowing_add(c);
+        let (h1, c1) = (d1 as u64).overflowing_add(u64::from(c0));
+        self.h = [h0, h1, (top & 3) + u64::from(c1)];
+    }
+
+    /// Absorbs the whole 16-byte blocks of `data`; bytes after the last whole block are ignored.
+    #[inline(always)]
+    fn blocks(&mut self, data: &[u8]) {
+        for m in data.chunks_exact(16) {
+            self.block(le64(&m[..8]), le64(&m[8..]));
+        }
+    }
+
+    /// Absorbs `data` zero-padded to a multiple of 16 bytes (RFC 8439 section 2.8).
+    fn padded(&mut self, data: &[u8]) {
+        self.blocks(data);
+        let tail = &data[data.len() - data.len() % 16..];
+        if !tail.is_empty() {
+            let mut last = [0u8; 16];
+            last[..tail.len()].copy_from_slice(tail);
+            self.blocks(&last);
+        }
+    }
+
+    /// Absorbs the length block and returns the tag: `h` reduced modulo 2^130 - 5, plus `pad`
+    /// modulo 2^128.
+    fn finish(&mut self, aad_len: usize, ct_len: usize) -> [u8; 16] {
+        self.block(aad_len as u64, ct_len as u64);
+        let [h0, h1, h2] = self.h;
+        // g = h + 5; h >= p exactly when g reaches 2^130 (h < 2^130 + 2^128 < 2p here).
+        let (g0, c) = h0.overflowing_add(5);
+        let (g1, c) = h1.overflowing_add(u64::from(c));
+        let g2 = h2 + u64::from(c);
+        let use_g = 0u64.wrapping_sub(g2 >> 2);
+        let h0 = (g0 & use_g) | (h0 & !use_g);
+        let h1 = (g1 & use_g) | (h1 & !use_g);
+        let (t0, c) = h0.overflowing_add(self.pad[0]);
+        let t1 = h1.wrapping_add(self.pad[1]).wrapping_add(u64::from(c));
+        let mut tag = [0u8; 16];
+        tag[..8].copy_from_slice(&t0.to_le_bytes());
+        tag[8..].copy_from_slice(&t1.to_le_bytes());
+        self.zeroize();
+        tag
+    }
+}
+
+/// Poly1305 keyed from block 0 of a call's key stream (its first 32 bytes).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn poly_from_block0(block0: __m512i) -> Poly {
+    let r = _mm512_castsi512_si128(block0);
+    let pad = _mm512_extracti32x4_epi32::<1>(block0);
+    Poly::new([
+        _mm_cvtsi128_si64(r) as u64,
+        _mm_extract_epi64::<1>(r) as u64,
+        _mm_cvtsi128_si64(pad) as u64,
+        _mm_extract_epi64::<1>(pad) as u64,
+    ])
+}
+
+/// Blocks 0 and 1 of the setup `state`: the half-width chain (`hz::double_round2`), a little
+/// shorter than a group of four, for messages of one block.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn two_blocks(state: &[u32; 16]) -> [__m512i; 2] {
+    let start = hz::start2(state, 0);
+    let mut x = start;
+    for _ in 0..10 {
+        hz::double_round2(&mut x);
+    }
+    hz::finish2(&x, &start).map(|[lo, hi]| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi))
+}
+
+/// The key stream of the `4 * G` blocks from `counter` for the setup `state`, with the whole
+/// 16-byte blocks of `pending` absorbed into `poly` between the double rounds.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn keystream_absorbing<const G: usize>(
+    state: &[u32; 16],
+    counter: u32,
+    poly: &mut Poly,
+    pending: &[u8],
+) -> [[__m512i; 4]; G] {
+    let start = hz::start::<G>(state, counter);
+    let mut x = start;
+    let mut blocks = pending.chunks_exact(16);
+    let per_round = (pending.len() / 16).div_ceil(10);
+    for _ in 0..10 {
+        hz::double_round(&mut x);
+        for m in blocks.by_ref().take(per_round) {
+            poly.block(le64(&m[..8]), le64(&m[8..]));
+        }
+    }
+    hz::finish(&x, &start)
+}
+
+/// XORs the key stream blocks `ks` (64 bytes each, in order) into `data`, the last partial block
+/// with masked loads and stores; key stream past the end of `data` is unused.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn xor_into<'a>(ks: impl Iterator<Item = &'a __m512i>, data: &mut [u8]) {
+    for (v, chunk) in ks.zip(data.chunks_mut(64)) {
+        let p = chunk.as_mut_ptr();
+        if chunk.len() == 64 {
+            // SAFETY: `chunk` is 64 readable and writable bytes; `loadu`/`storeu` have no alignment
+            // requirement. AVX-512 F is enabled on this function.
+            unsafe {
+                let d = _mm512_loadu_si512(p.cast());
+                _mm512_storeu_si512(p.cast(), _mm512_xor_si512(d, *v));
+            }
+        } else {
+            // `chunk.len()` is 1 to 63: the mask selects exactly its bytes.
+            let mask = (1u64 << chunk.len()) - 1;
+            // SAFETY: masked-off bytes are neither read nor written (no fault on them either), so
+            // only `chunk`'s own bytes are accessed. AVX-512 BW is enabled on this function.
+            unsafe {
+                let d = _mm512_mask_loadu_epi8(_mm512_setzero_si512(), mask, p.cast());
+                _mm512_mask_storeu_epi8(p.cast(), mask, _mm512_xor_si512(d, *v));
+            }
+        }
+    }
+}
+
+/// Seals `data` in place (key stream from block 1) and returns the tag. `data` must hold at most
+/// [`STITCH_MAX`] bytes (longer data is left alone and gets a meaningless tag; callers check).
+/// Callers must have checked that the CPU supports AVX-512 F, BW and VL.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+pub(crate) fn seal(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> [u8; 16] {
+    if data.len() > STITCH_MAX {
+        return [0; 16];
+    }
+    let mut state = chacha20::setup_state(key, 0, nonce);
+    let mut poly;
+    let mut done;
+    if data.len() <= 64 {
+        let [block0, block1] = two_blocks(&state);
+        poly = poly_from_block0(block0);
+        xor_into([block1].iter(), data);
+        done = data.len();
+    } else if data.len() <= 3 * 64 {
+        let ks = keystream_absorbing::<1>(&state, 0, &mut Poly::new([0; 4]), &[]);
+        poly = poly_from_block0(ks[0][0]);
+        xor_into(ks.iter().flatten().skip(1), data);
+        done = data.len();
+    } else {
+        let ks = keystream_absorbing::<2>(&state, 0, &mut Poly::new([0; 4]), &[]);
+        poly = poly_from_block0(ks[0][0]);
+        done = data.len().min(FIRST_BYTES);
+        xor_into(ks.iter().flatten().skip(1), &mut data[..done]);
+    }
+    poly.padded(aad);
+    // Each later call computes the next eight blocks while absorbing the ciphertext the call
+    // before it produced.
+    let mut absorbed = 0;
+    let mut counter = 8;
+    while done < data.len() {
+        let pending = &data[absorbed..done];
+        absorbed = done;
+        let end = data.len().min(done + STEP_BYTES);
+        // A last call of at most four blocks takes one group: the same latency, half the work.
+        if end - done <= STEP_BYTES / 2 {
+            let ks = keystream_absorbing::<1>(&state, counter, &mut poly, pending);
+            xor_into(ks.iter().flatten(), &mut data[done..end]);
+        } else {
+            let ks = keystream_absorbing::<2>(&state, counter, &mut poly, pending);
+            xor_into(ks.iter().flatten(), &mut data[done..end]);
+        }
+        done = end;
+        counter += 8;
+    }
+    poly.padded(&data[absorbed..]);
+    state.zeroize();
+    poly.finish(aad.len(), data.len())
+}
+
+/// Verifies `tag` in constant time and only then decrypts `data` in place (key stream from block
+/// 1); returns whether the tag matched (`data` untouched if not). `data` must hold at most
+/// [`STITCH_MAX`] bytes (longer data is rejected and left alone). Callers must have checked that the
+/// CPU supports AVX-512 F, BW and VL.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+pub(crate) fn open(
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    aad: &[u8],
+    data: &mut [u8],
+    tag: &[u8],
+) -> bool {
+    if data.len() > STITCH_MAX {
+        return false;
+    }
+    let mut state = chacha20::setup_state(key, 0, nonce);
+    if data.len() <= 64 {
+        let [block0, block1] = two_blocks(&state);
+        state.zeroize();
+        let mut poly = poly_from_block0(block0);
+        poly.padded(aad);
+        poly.padded(data);
+        let ok = crate::util::ct_eq(&poly.finish(aad.len(), data.len()), tag);
+        if ok {
+            xor_into([block1].iter(), data);
+        }
+        return ok;
+    }
+    let ks0 = keystream_absorbing::<2>(&state, 0, &mut Poly::new([0; 4]), &[]);
+    let mut poly = poly_from_block0(ks0[0][0]);
+    poly.padded(aad);
+    let first = data.len().min(FIRST_BYTES);
+    let rest = data.len() - first;
+    // The key stream after the first call, computed while the received ciphertext is absorbed
+    // (spread evenly over the calls, the rest after them).
+    let mut buf = [0u8; OPEN_BUF];
+    let steps = rest.div_ceil(STEP_BYTES);
+    let share = if steps == 0 {
+        0
+    } else {
+        (data.len() / 16).div_ceil(steps) * 16
+    };
+    let mut absorbed = 0;
+    for (i, out) in buf[..steps * STEP_BYTES]
+        .chunks_exact_mut(STEP_BYTES)
+        .enumerate()
+    {
+        let take = share.min(data.len() - absorbed);
+        let ks = keystream_absorbing::<2>(
+            &state,
+            8 + 8 * i as u32,
+            &mut poly,
+            &data[absorbed..absorbed + take],
+        );
+        absorbed += take - take % 16;
+        for (v, o) in ks.iter().flatten().zip(out.chunks_exact_mut(64)) {
+            // SAFETY: `o` is 64 writable bytes; `storeu` has no alignment requirement.
+            unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast(), *v) };
+        }
+    }
+    poly.padded(&data[absorbed..]);
+    let ok = crate::util::ct_eq(&poly.finish(aad.len(), data.len()), tag);
+    if ok {
+        let (head, tail) = data.split_at_mut(first);
+        xor_into(ks0.iter().flatten().skip(1), head);
+        crate::util::xor_in_place(tail, &buf[..rest]);
+    }
+    chacha20::wipe(&mut buf[..steps * STEP_BYTES]);
+    state.zeroize();
+    ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chacha20poly1305::aead::{AeadInPlace, KeyInit};
+    use rand::{Rng, RngCore, SeedableRng};
+
+    fn supported() -> bool {
+        crate::cpu::Backend::Avx512.is_supported()
+    }
+
+    /// The radix-2^64 Poly1305 against RustCrypto's over random and all-ones keys and messages.
+    #[test]
+    fn poly_matches_rustcrypto() {
+        use poly1305::universal_hash::KeyInit as _;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
+        for len in 0..=200usize {
+            for round in 0..4 {
+                let mut key = [0xffu8; 32];
+                let mut aad = vec![0xffu8; len % 37];
+                let mut ct = vec![0xffu8; len];
+                if round > 0 {
+                    rng.fill_bytes(&mut key);
+                    rng.fill_bytes(&mut aad);
+                    rng.fill_bytes(&mut ct);
+                }
+                let mut padded = aad.clone();
+                padded.resize(aad.len().div_ceil(16) * 16, 0);
+                padded.extend_from_slice(&ct);
+                padded.resize(padded.len().div_ceil(16) * 16, 0);
+                padded.extend_from_slice(&(aad.len() as u64).to_le_bytes());
+                padded.extend_from_slice(&(len as u64).to_le_bytes());
+                let expected = poly1305::Poly1305::new(key[..].into()).compute_unpadded(&padded);
+                let w: [u64; 4] = core::array::from_fn(|i| le64(&key[8 * i..]));
+                let mut p = Poly::new(w);
+                p.padded(&aad);
+                p.padded(&ct);
+                assert_eq!(
+                    p.finish(aad.len(), len),
+                    expected.as_slice(),
+                    "len {len} round {round}"
+                );
+            }
+        }
+    }
+
+    /// Seal and open against RustCrypto's `chacha20poly1305` for every length 0..=2100 (the
+    /// one- and two-group first call, every later call's boundary, the limit and past it, where
+    /// both refuse), AAD of 0 to 64 bytes and a few long ones, random keys and nonces; a corrupted
+    /// tag, ciphertext or AAD is rejected with the data untouched.
+    #[test]
+    fn stitched_matches_rustcrypto() {
+        if !supported() {
+            return;
+        }
+        let seed = rand::random::<u64>();
+        println!("seed {seed}");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        for len in 0..=2100usize {
+            let aad_len = match len % 9 {
+                8 => [100, 255, 256, 1000, 4097][len % 5],
+                _ => rng.gen_range(0..=64),
+            };
+            let mut key = [0u8; 32];
+            let mut nonce = [0u8; 12];
+            rng.fill_bytes(&mut key);
+            rng.fill_bytes(&mut nonce);
+            if len % 7 == 0 {
+                key = [0xff; 32];
+            }
+            let mut aad = vec![0u8; aad_len];
+            let mut pt = vec![0u8; len];
+            rng.fill_bytes(&mut aad);
+            rng.fill_bytes(&mut pt);
+            if len % 5 == 0 {
+                pt.fill(0xff);
+            }
+            let mut data = pt.clone();
+            // SAFETY: AVX-512 F/BW/VL were checked above.
+            let tag = unsafe { seal(&key, &nonce, &aad, &mut data) };
+            if len > STITCH_MAX {
+                assert_eq!(data, pt, "len {len}");
+                let mut ct = data.clone();
+                // SAFETY: as above.
+                assert!(!unsafe { open(&key, &nonce, &aad, &mut ct, &tag) });
+                continue;
+            }
+            let mut expected = pt.clone();
+            let expected_tag = chacha20poly1305::ChaCha20Poly1305::new(&key.into())
+                .encrypt_in_place_detached(&nonce.into(), &aad, &mut expected)
+                .unwrap();
+            assert_eq!(data, expected, "ct len {len} aad {aad_len}");
+            assert_eq!(tag, expected_tag.as_slice(), "tag len {len} aad {aad_len}");
+
+            let ct = data.clone();
+            let mut bad = tag;
+            bad[rng.gen_range(0..16)] ^= 1 << rng.gen_range(0..8);
+            // SAFETY: as above.
+            assert!(!unsafe { open(&key, &nonce, &aad, &mut data, &bad) });
+            assert_eq!(data, ct, "bad tag, len {len}");
+            if len > 0 {
+                data[rng.gen_range(0..len)] ^= 1;
+                // SAFETY: as above.
+                assert!(!unsafe { open(&key, &nonce, &aad, &mut data, &tag) });
+                data.copy_from_slice(&ct);
+            }
+            if aad_len > 0 {
+                let mut bad_aad = aad.clone();
+                bad_aad[rng.gen_range(0..aad_len)] ^= 0x80;
+                // SAFETY: as above.
+                assert!(!unsafe { open(&key, &nonce, &bad_aad, &mut data, &tag) });
+                assert_eq!(data, ct, "bad aad, len {len}");
+            }
+            // SAFETY: as above.
+            assert!(!unsafe { open(&key, &nonce, &aad, &mut data, &tag[..15]) });
+            // SAFETY: as above.
+            assert!(
+                unsafe { open(&key, &nonce, &aad, &mut data, &tag) },
+                "len {len}"
+            );
+            assert_eq!(data, pt, "open len {len} aad {aad_len}");
+        }
+    }
+}
