@@ -37,7 +37,7 @@ pub(crate) mod x86_avx512_short;
 mod x86_sse2;
 
 use crate::{Error, Result};
-use kernel::{Kernel, BATCH_BLOCKS, BATCH_BYTES};
+use kernel::{Kernel, Prepared, BATCH_BLOCKS, BATCH_BYTES};
 use soft::CONSTANTS;
 pub(crate) use wipe::wipe;
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -130,6 +130,9 @@ fn le_word(b: &[u8]) -> u32 {
 pub struct ChaCha20 {
     /// Setup state; word 12 (the counter) is supplied per batch from `next_block`.
     state: [u32; 16],
+    /// The kernels' precomputation from `state` (a part of the first round), made once here
+    /// rather than in every call.
+    prepared: Prepared,
     /// Key stream of the latest batch; bytes `pos..end` are still unused.
     buf: [u8; BATCH_BYTES],
     pos: usize,
@@ -161,8 +164,10 @@ impl ChaCha20 {
             expected: "12",
             got: nonce.len(),
         })?;
+        let state = setup_state(key, counter, nonce);
         Ok(ChaCha20 {
-            state: setup_state(key, counter, nonce),
+            prepared: Prepared::new(&state),
+            state,
             buf: [0u8; BATCH_BYTES],
             pos: 0,
             end: 0,
@@ -216,8 +221,12 @@ impl ChaCha20 {
                 if batches > 0 {
                     let (now, later) = rest.split_at_mut(batches * BATCH_BYTES);
                     // `next_block < 2^32` here, so the cast is exact.
-                    self.kernel
-                        .xor_batches(&self.state, self.next_block as u32, now);
+                    self.kernel.xor_batches(
+                        &self.prepared,
+                        &self.state,
+                        self.next_block as u32,
+                        now,
+                    );
                     self.next_block += (batches * BATCH_BLOCKS) as u64;
                     rest = later;
                     continue;
@@ -312,11 +321,13 @@ impl<const N: usize> Drop for KeystreamPrefix<N> {
 }
 
 impl Zeroize for ChaCha20 {
-    /// Wipes the key, the counter and the key stream buffer. The buffer is written only by
-    /// `refill`, so only the bytes it ever wrote are wiped (none for a cipher that only ever took
-    /// whole batches, the common case for large messages), 16 bytes per store.
+    /// Wipes the key (and what the kernels precomputed from it), the counter and the key stream
+    /// buffer. The buffer is written only by `refill`, so only the bytes it ever wrote are wiped
+    /// (none for a cipher that only ever took whole batches, the common case for large messages),
+    /// 16 bytes per store.
     fn zeroize(&mut self) {
         self.state.zeroize();
+        self.prepared.zeroize();
         wipe(&mut self.buf[..self.dirty]);
         self.pos = 0;
         self.end = 0;

@@ -4,11 +4,11 @@
 //! and stores.
 //!
 //! One call runs over a whole run of 1 KiB batches, so the per-batch work is the rounds, the
-//! transpose and the XOR: the state words live in (or are broadcast from) registers and memory
-//! operands set up once per call. The first column round of columns 1..3 and the first additions
-//! of column 0 and of diagonals 1 and 2 involve only the constants, the key and the nonce, which
-//! are the same in every block: they are computed once per call in scalar code ([`Head`]) and
-//! broadcast, saving 39 of the 960 vector operations of the rounds of a batch.
+//! transpose and the XOR: the state words are broadcast from memory. The first column round of
+//! columns 1..3 and the first additions of column 0 and of diagonals 1 and 2 involve only the
+//! constants, the key and the nonce, which are the same in every block: they are computed in
+//! scalar code ([`Head`]; once per cipher by the stream, [`keystream_with`], else once per call)
+//! and broadcast, saving 39 of the 960 vector operations of the rounds of a batch.
 //!
 //! Used only when the CPU reports AVX-512 F (checked by the caller through [`crate::cpu`]).
 //! Additions, XORs and rotations only: constant-time.
@@ -29,8 +29,8 @@ const BATCH: usize = 64 * BLOCKS;
 
 /// The state words that are equal in every block after the first column round of columns 1..3,
 /// plus the three first additions of the first double round that use only such words.
-#[derive(Zeroize, ZeroizeOnDrop)]
-struct Head {
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(super) struct Head {
     /// The setup state after the column round on columns 1, 2 and 3 (column 0 untouched).
     w: [u32; 16],
     /// `x0 + x4` (column 0's first addition; neither word depends on the counter).
@@ -41,7 +41,7 @@ struct Head {
 }
 
 impl Head {
-    fn new(state: &[u32; 16]) -> Head {
+    pub(super) fn new(state: &[u32; 16]) -> Head {
         let mut w = *state;
         soft::quarter_at(&mut w, 1, 5, 9, 13);
         soft::quarter_at(&mut w, 2, 6, 10, 14);
@@ -61,56 +61,87 @@ impl Head {
 /// is ignored. Callers must have checked that the CPU supports AVX-512 F.
 #[target_feature(enable = "avx512f")]
 pub(super) fn keystream<const XOR: bool>(state: &[u32; 16], counter: u32, data: &mut [u8]) {
-    let head = Head::new(state);
-    let mut ctr = _mm512_add_epi32(
+    keystream_with::<XOR>(&Head::new(state), state, counter, data);
+}
+
+/// [`keystream`] with the [`Head`] of `state` computed by the caller (once per key and nonce,
+/// where a stream makes many calls).
+#[target_feature(enable = "avx512f")]
+pub(super) fn keystream_with<const XOR: bool>(
+    head: &Head,
+    state: &[u32; 16],
+    counter: u32,
+    data: &mut [u8],
+) {
+    // A one-batch call (the common 1 KiB message) gets its own copy of the batch code, without
+    // the loop: in the loop, the broadcasts of `head` and `state` are hoisted out of it and,
+    // with the sixteen state registers and the transpose live, spilled to the stack as whole
+    // 64-byte vectors up front, a cost a single batch does not win back; here they stay
+    // embedded-broadcast operands of the instructions that use them.
+    if let Ok(batch) = <&mut [u8; BATCH]>::try_from(&mut *data) {
+        one_batch::<XOR>(head, state, counter, batch);
+        return;
+    }
+    let mut ctr = counter;
+    for batch in data.chunks_exact_mut(BATCH) {
+        if let Ok(batch) = batch.try_into() {
+            one_batch::<XOR>(head, state, ctr, batch);
+        }
+        ctr = ctr.wrapping_add(BLOCKS as u32);
+    }
+}
+
+/// One batch of [`keystream`]: the key stream of blocks `counter .. counter + 16` (mod 2^32)
+/// written into (or, if `XOR`, XORed into) `out`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn one_batch<const XOR: bool>(head: &Head, state: &[u32; 16], counter: u32, out: &mut [u8; BATCH]) {
+    let ctr = _mm512_add_epi32(
         splat(counter),
         _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
     );
-    for batch in data.chunks_exact_mut(BATCH) {
-        let mut x: [__m512i; 16] = [
-            splat(head.a0),
-            splat(head.w[1]),
-            splat(head.w[2]),
-            splat(head.w[3]),
-            splat(head.w[4]),
-            splat(head.w[5]),
-            splat(head.w[6]),
-            splat(head.w[7]),
-            splat(head.w[8]),
-            splat(head.w[9]),
-            splat(head.w[10]),
-            splat(head.w[11]),
-            ctr,
-            splat(head.w[13]),
-            splat(head.w[14]),
-            splat(head.w[15]),
-        ];
-        // First double round: column 0 (its `x0 + x4` already in x[0]); columns 1..3 are in
-        // `head`; diagonals 1 and 2 start from their precomputed first sums.
-        quarter_tail(&mut x, 0, 4, 8, 12);
+    let mut x: [__m512i; 16] = [
+        splat(head.a0),
+        splat(head.w[1]),
+        splat(head.w[2]),
+        splat(head.w[3]),
+        splat(head.w[4]),
+        splat(head.w[5]),
+        splat(head.w[6]),
+        splat(head.w[7]),
+        splat(head.w[8]),
+        splat(head.w[9]),
+        splat(head.w[10]),
+        splat(head.w[11]),
+        ctr,
+        splat(head.w[13]),
+        splat(head.w[14]),
+        splat(head.w[15]),
+    ];
+    // First double round: column 0 (its `x0 + x4` already in x[0]); columns 1..3 are in
+    // `head`; diagonals 1 and 2 start from their precomputed first sums.
+    quarter_tail(&mut x, 0, 4, 8, 12);
+    quarter(&mut x, 0, 5, 10, 15);
+    x[1] = splat(head.a1);
+    quarter_tail(&mut x, 1, 6, 11, 12);
+    x[2] = splat(head.a2);
+    quarter_tail(&mut x, 2, 7, 8, 13);
+    quarter(&mut x, 3, 4, 9, 14);
+    for _ in 1..10 {
+        quarter(&mut x, 0, 4, 8, 12);
+        quarter(&mut x, 1, 5, 9, 13);
+        quarter(&mut x, 2, 6, 10, 14);
+        quarter(&mut x, 3, 7, 11, 15);
         quarter(&mut x, 0, 5, 10, 15);
-        x[1] = splat(head.a1);
-        quarter_tail(&mut x, 1, 6, 11, 12);
-        x[2] = splat(head.a2);
-        quarter_tail(&mut x, 2, 7, 8, 13);
+        quarter(&mut x, 1, 6, 11, 12);
+        quarter(&mut x, 2, 7, 8, 13);
         quarter(&mut x, 3, 4, 9, 14);
-        for _ in 1..10 {
-            quarter(&mut x, 0, 4, 8, 12);
-            quarter(&mut x, 1, 5, 9, 13);
-            quarter(&mut x, 2, 6, 10, 14);
-            quarter(&mut x, 3, 7, 11, 15);
-            quarter(&mut x, 0, 5, 10, 15);
-            quarter(&mut x, 1, 6, 11, 12);
-            quarter(&mut x, 2, 7, 8, 13);
-            quarter(&mut x, 3, 4, 9, 14);
-        }
-        for (i, (v, w)) in x.iter_mut().zip(state).enumerate() {
-            let input = if i == 12 { ctr } else { splat(*w) };
-            *v = _mm512_add_epi32(*v, input);
-        }
-        transpose_store::<XOR>(&x, batch);
-        ctr = _mm512_add_epi32(ctr, splat(BLOCKS as u32));
     }
+    for (i, (v, w)) in x.iter_mut().zip(state).enumerate() {
+        let input = if i == 12 { ctr } else { splat(*w) };
+        *v = _mm512_add_epi32(*v, input);
+    }
+    transpose_store::<XOR>(&x, out);
 }
 
 #[inline]
