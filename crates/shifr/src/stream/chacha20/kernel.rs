@@ -27,9 +27,13 @@ pub(super) const SHORT_BYTES: usize = 64 * SHORT_BLOCKS;
 
 /// The shortest call [`Kernel::xor_narrow`] takes: shorter ones share one kernel call through
 /// the stream's buffer.
+// Only x86-64 has a narrow kernel.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(super) const NARROW_MIN: usize = 256;
 
 /// The longest call [`Kernel::xor_narrow`] takes.
+// Only x86-64 has a narrow kernel.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(super) const NARROW_MAX: usize = BATCH_BYTES;
 
 #[cfg(target_arch = "x86_64")]
