@@ -88,7 +88,8 @@ impl Poly {
             u128::from(self.s1),
         );
         let d0 = u128::from(h0) * r0 + u128::from(h1) * s1;
-        let d1 = u128::from(h0) * r1 + u128::from(h1) * r0 + u128::from(h2) * s1 + (d0 >> 64);
+        // h2 * s1 < 2^64: one 64-bit multiplication, not a 128-bit product.
+        let d1 = u128::from(h0) * r1 + u128::from(h1) * r0 + u128::from(h2 * self.s1) + (d0 >> 64);
         let top = h2 * self.r0 + (d1 >> 64) as u64;
         // Everything at 2^130 and above, times 5, back into the low limbs.
         let c = (top >> 2) + (top & !3);
