@@ -104,6 +104,14 @@ impl GfniKeys {
         unsafe { ctr_xor(self, counter, data) }
     }
 
+    /// CTR for at most one block (`data.len() <= 16`): XORs `E(counter)` into `data` and advances
+    /// `counter` by one, through the one-block kernel without a key-stream buffer.
+    pub(super) fn ctr_xor_block(&self, counter: &mut [u8; 16], data: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { x86_avx512_gfni_chain::ctr_block(&self.spread, counter, data) }
+        *counter = u128::from_be_bytes(*counter).wrapping_add(1).to_be_bytes();
+    }
+
     /// Encrypts every whole 16-byte block of `data` in place.
     pub(super) fn encrypt_blocks(&self, data: &mut [u8]) {
         if data.len() / 16 == 1 {

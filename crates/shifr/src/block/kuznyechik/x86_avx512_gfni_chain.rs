@@ -163,6 +163,16 @@ pub(super) fn encrypt_block(keys: &[[u8; 64]; 10], block: &mut [u8]) {
     store_partial(block, unspread(rounds(x, &r), &r));
 }
 
+/// CTR for a message of at most one block: XORs `E(counter)` into `data` (at most 16 bytes are
+/// touched). The key stream stays in a register; the caller has checked the CPU features.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+pub(super) fn ctr_block(keys: &[[u8; 64]; 10], counter: &[u8; 16], data: &mut [u8]) {
+    let r = load_registers(gfni_constants(), keys);
+    let text = load_partial(data);
+    let x = _mm512_xor_si512(load_block(counter, &r), r.keys[0]);
+    store_partial(data, _mm512_xor_si512(unspread(rounds(x, &r), &r), text));
+}
+
 /// Runs `mode` over `data` (whole blocks; for [`Chain::Ofb`] the last may be partial) from and back
 /// into the chaining value `iv` (16 bytes: afterwards the last `R`); the caller has checked the CPU
 /// features.
