@@ -612,7 +612,7 @@ fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], cipher: &GfniKeys, r: &Reg
     let mut s = transpose(&a);
     if ENCRYPT {
         add_key(&mut s, &keys[0]);
-        s = sliced_lsx_rounds(s, r, &cipher.sliced);
+        sliced_lsx_rounds(&mut s, r, &cipher.sliced);
     } else {
         add_key(&mut s, &keys[9]);
         for k in keys[..9].iter().rev() {
@@ -634,7 +634,7 @@ fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], cipher: &GfniKeys, r: &Reg
 /// `LSX` rounds on byte-sliced state, one per entry of `keys` (round keys in [`sliced_key`]'s form).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn sliced_lsx_rounds(mut s: [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) -> [__m512i; 16] {
+fn sliced_lsx_rounds(s: &mut [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) {
     // Sixteen state registers, four S-box and seven coefficient registers leave a handful for the
     // temporaries, so the compiler keeps part of the state in memory between uses; loads are cheap
     // next to the products. A local copy of the state would only move those spills to the stack.
@@ -642,9 +642,8 @@ fn sliced_lsx_rounds(mut s: [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) ->
         for v in s.iter_mut() {
             *v = substitute_sliced(*v, &r.sbox);
         }
-        l_all_keyed(&mut s, &r.coeffs, d);
+        l_all_keyed(s, &r.coeffs, d);
     }
-    s
 }
 
 /// Per lane, the mask of block bytes 0..14: all but the two low bytes of a big-endian counter.
@@ -768,7 +767,7 @@ fn ctr_pass(chunk: &mut [u8], first: u128, cipher: &GfniKeys, r: &Registers, cr:
         )
     };
     let (high, low) = (first_s(high, 14), first_s(low, 15));
-    let s: [__m512i; 16] = core::array::from_fn(|i| {
+    let mut s: [__m512i; 16] = core::array::from_fn(|i| {
         // Byte i of every lane of `shared` is the same: broadcast it with an in-lane shuffle.
         let part = _mm512_shuffle_epi8(shared, _mm512_set1_epi8(i as i8));
         xor3(
@@ -777,7 +776,7 @@ fn ctr_pass(chunk: &mut [u8], first: u128, cipher: &GfniKeys, r: &Registers, cr:
             _mm512_gf2p8mul_epi8(low, cr.columns[1][i]),
         )
     });
-    let s = sliced_lsx_rounds(s, r, &cipher.sliced[1..]);
+    sliced_lsx_rounds(&mut s, r, &cipher.sliced[1..]);
     let a = transpose(&s);
     for (v, bytes) in a.iter().zip(chunk.chunks_exact_mut(VECTOR)) {
         let ks = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
