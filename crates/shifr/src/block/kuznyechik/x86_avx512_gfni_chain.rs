@@ -1,5 +1,6 @@
 //! One Kuznyechik block at a time with the shortest dependency chain the constant-time backend
-//! (AVX-512 F/BW/VBMI and GFNI) knows: for single-block calls and for the single-stream feedback
+//! (AVX-512 F/BW/VBMI and GFNI) knows: for single-block calls (one-block CTR messages included,
+//! their key stream XORed into the data from the register) and for the single-stream feedback
 //! modes (CBC encryption, CFB encryption, OFB, the CBC-MAC chain of OMAC), where each block needs
 //! the previous one and only latency counts.
 //!
