@@ -59,6 +59,7 @@ impl<A: BlockAlgorithm> BlockModeAlgorithm for BlockMode<A> {
             _ if engine.is_some() => Fast::None,
             Mode::Ecb => Fast::Ecb,
             Mode::Ctr => Fast::Ctr,
+            Mode::GostCtr => Fast::GostCtr,
             _ => Fast::None,
         };
         Ok(Box::new(Keyed {
@@ -95,12 +96,13 @@ impl<A: BlockAlgorithm> BlockModeAlgorithm for BlockMode<A> {
     }
 }
 
-/// The straight path of a keyed [`BlockMode`], decided at key setup: ECB and CTR without an
-/// engine, whose short messages cost little more than the call itself.
+/// The straight path of a keyed [`BlockMode`], decided at key setup: ECB and CTR (either counter
+/// block form) without an engine, whose short messages cost little more than the call itself.
 #[derive(Clone, Copy)]
 enum Fast {
     Ecb,
     Ctr,
+    GostCtr,
     None,
 }
 
@@ -130,6 +132,7 @@ impl<C: KeyInit> Keyed<C> {
             Fast::Ecb if encrypt => ecb::encrypt(c, data),
             Fast::Ecb => ecb::decrypt(c, data),
             Fast::Ctr => self.apply_ctr(iv, data),
+            Fast::GostCtr => self.apply_gost_ctr(iv, data),
             Fast::None => self.apply_general(encrypt, iv, data),
         }
     }
@@ -139,6 +142,12 @@ impl<C: KeyInit> Keyed<C> {
     #[inline(never)]
     fn apply_ctr(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
         ctr::apply(&self.cipher, iv, data)
+    }
+
+    /// GOST CTR out of line, as [`Keyed::apply_ctr`].
+    #[inline(never)]
+    fn apply_gost_ctr(&self, iv: &[u8], data: &mut [u8]) -> Result<()> {
+        ctr::apply_gost(&self.cipher, iv, data)
     }
 
     #[inline(never)]

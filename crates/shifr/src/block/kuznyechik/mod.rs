@@ -11,7 +11,8 @@
 //!   kernel with a shorter dependency chain (`x86_avx512_gfni_chain`: four products per round, the
 //!   chaining value kept in a register). CTR from 64 blocks on has a fused path
 //!   ([`BlockCipher::ctr_xor`]): counters made byte-sliced, their shared bytes' first round once per
-//!   64 blocks, the key stream XORed on the store. No memory access depends on key or data.
+//!   64 blocks, the key stream XORed on the store; a one-block message takes the one-block kernel,
+//!   its key stream XORed from the register. No memory access depends on key or data.
 //! - **avx2** (`x86_avx2_tables`, x86-64 with AVX2): NOT constant-time. The fused LS tables below with
 //!   vector XORs, eight blocks interleaved. The default only where the gfni backend is missing.
 //! - **portable** (`soft`): NOT constant-time, the oracle the others are tested against. Encryption
@@ -343,12 +344,18 @@ impl BlockCipher for Kuznyechik {
     }
     /// On gfni, messages of 64 blocks and more: counters made directly in the byte-sliced layout,
     /// the first round of their shared bytes run once per 64 blocks, the key stream XORed on the
-    /// store. Shorter messages take the mode's batches (the one-block and lane kernels).
+    /// store. A message of at most one block goes through the one-block kernel, its key stream
+    /// kept in a register; the lengths between take the mode's batches (the lane kernel).
     fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
         #[cfg(target_arch = "x86_64")]
         if let (Kernel::Gfni(k), Ok(counter)) = (&self.kernel, <&mut [u8; 16]>::try_from(counter)) {
             if data.len() >= CTR_SLICED_BYTES {
                 k.ctr_xor(counter, data);
+                return true;
+            }
+            // One block: straight through the one-block kernel, the key stream in a register.
+            if !data.is_empty() && data.len() <= BLOCK_SIZE {
+                k.ctr_xor_block(counter, data);
                 return true;
             }
         }

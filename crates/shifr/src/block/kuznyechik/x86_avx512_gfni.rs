@@ -43,7 +43,7 @@ use core::arch::x86_64::{
     _mm512_permutex2var_epi8, _mm512_set1_epi64, _mm512_set1_epi8, _mm512_storeu_si512,
     _mm512_ternarylogic_epi64, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64,
     _mm512_unpackhi_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
-    _mm512_unpacklo_epi8, _mm512_xor_si512, _mm_loadu_si128,
+    _mm512_unpacklo_epi8, _mm512_xor_si512, _mm_loadu_si128, _mm_prefetch, _MM_HINT_T0,
 };
 use core::arch::x86_64::{
     _mm512_add_epi8, _mm512_cmplt_epu8_mask, _mm512_mask2_permutex2var_epi8, _mm512_mask_add_epi8,
@@ -102,6 +102,14 @@ impl GfniKeys {
     pub(super) fn ctr_xor(&self, counter: &mut [u8; 16], data: &mut [u8]) {
         // SAFETY: as in `encrypt_blocks`.
         unsafe { ctr_xor(self, counter, data) }
+    }
+
+    /// CTR for at most one block (`data.len() <= 16`): XORs `E(counter)` into `data` and advances
+    /// `counter` by one, through the one-block kernel without a key-stream buffer.
+    pub(super) fn ctr_xor_block(&self, counter: &mut [u8; 16], data: &mut [u8]) {
+        // SAFETY: as in `encrypt_blocks`.
+        unsafe { x86_avx512_gfni_chain::ctr_block(&self.spread, counter, data) }
+        *counter = u128::from_be_bytes(*counter).wrapping_add(1).to_be_bytes();
     }
 
     /// Encrypts every whole 16-byte block of `data` in place.
@@ -604,7 +612,7 @@ fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], cipher: &GfniKeys, r: &Reg
     let mut s = transpose(&a);
     if ENCRYPT {
         add_key(&mut s, &keys[0]);
-        s = sliced_lsx_rounds(s, r, &cipher.sliced);
+        sliced_lsx_rounds(&mut s, r, &cipher.sliced);
     } else {
         add_key(&mut s, &keys[9]);
         for k in keys[..9].iter().rev() {
@@ -626,7 +634,7 @@ fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], cipher: &GfniKeys, r: &Reg
 /// `LSX` rounds on byte-sliced state, one per entry of `keys` (round keys in [`sliced_key`]'s form).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn sliced_lsx_rounds(mut s: [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) -> [__m512i; 16] {
+fn sliced_lsx_rounds(s: &mut [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) {
     // Sixteen state registers, four S-box and seven coefficient registers leave a handful for the
     // temporaries, so the compiler keeps part of the state in memory between uses; loads are cheap
     // next to the products. A local copy of the state would only move those spills to the stack.
@@ -634,9 +642,8 @@ fn sliced_lsx_rounds(mut s: [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) ->
         for v in s.iter_mut() {
             *v = substitute_sliced(*v, &r.sbox);
         }
-        l_all_keyed(&mut s, &r.coeffs, d);
+        l_all_keyed(s, &r.coeffs, d);
     }
-    s
 }
 
 /// Per lane, the mask of block bytes 0..14: all but the two low bytes of a big-endian counter.
@@ -671,8 +678,16 @@ fn ctr_xor(cipher: &GfniKeys, counter: &mut [u8; 16], data: &mut [u8]) {
     let r = load_registers(c, true);
     let cr = ctr_registers(c);
     let mut value = u128::from_be_bytes(*counter);
+    let whole = data.len() / SLICED * SLICED;
     let mut passes = data.chunks_exact_mut(SLICED);
+    let mut next = SLICED;
     for chunk in &mut passes {
+        // A pass reads its text only at the end, after ~2000 cycles of rounds: ask for the next
+        // pass's text now, so that a message larger than L2 does not wait on those loads.
+        if next < whole {
+            prefetch_pass(chunk.as_ptr().wrapping_add(SLICED));
+        }
+        next += SLICED;
         // Counters are public: branching on them leaks nothing. Only once in 1024 passes does the
         // carry out of the low two bytes reach byte 13 inside a pass.
         if value as u16 <= u16::MAX - 63 {
@@ -688,6 +703,16 @@ fn ctr_xor(cipher: &GfniKeys, counter: &mut [u8; 16], data: &mut [u8]) {
         value = value.wrapping_add(tail.len().div_ceil(16) as u128);
     }
     *counter = value.to_be_bytes();
+}
+
+/// Prefetches the 1024 bytes at `p` (16 cache lines) into L1. A prefetch neither faults nor has an
+/// effect other than on the caches, whatever the address.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn prefetch_pass(p: *const u8) {
+    for line in 0..SLICED / 64 {
+        _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64 * line).cast());
+    }
 }
 
 /// CTR for at most 64 blocks through a key-stream buffer and [`blocks`]: the tail of a message
@@ -742,7 +767,7 @@ fn ctr_pass(chunk: &mut [u8], first: u128, cipher: &GfniKeys, r: &Registers, cr:
         )
     };
     let (high, low) = (first_s(high, 14), first_s(low, 15));
-    let s: [__m512i; 16] = core::array::from_fn(|i| {
+    let mut s: [__m512i; 16] = core::array::from_fn(|i| {
         // Byte i of every lane of `shared` is the same: broadcast it with an in-lane shuffle.
         let part = _mm512_shuffle_epi8(shared, _mm512_set1_epi8(i as i8));
         xor3(
@@ -751,7 +776,7 @@ fn ctr_pass(chunk: &mut [u8], first: u128, cipher: &GfniKeys, r: &Registers, cr:
             _mm512_gf2p8mul_epi8(low, cr.columns[1][i]),
         )
     });
-    let s = sliced_lsx_rounds(s, r, &cipher.sliced[1..]);
+    sliced_lsx_rounds(&mut s, r, &cipher.sliced[1..]);
     let a = transpose(&s);
     for (v, bytes) in a.iter().zip(chunk.chunks_exact_mut(VECTOR)) {
         let ks = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);

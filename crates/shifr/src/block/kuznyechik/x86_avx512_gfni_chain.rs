@@ -1,5 +1,6 @@
 //! One Kuznyechik block at a time with the shortest dependency chain the constant-time backend
-//! (AVX-512 F/BW/VBMI and GFNI) knows: for single-block calls and for the single-stream feedback
+//! (AVX-512 F/BW/VBMI and GFNI) knows: for single-block calls (one-block CTR messages included,
+//! their key stream XORed into the data from the register) and for the single-stream feedback
 //! modes (CBC encryption, CFB encryption, OFB, the CBC-MAC chain of OMAC), where each block needs
 //! the previous one and only latency counts.
 //!
@@ -161,6 +162,16 @@ pub(super) fn encrypt_block(keys: &[[u8; 64]; 10], block: &mut [u8]) {
     let r = load_registers(gfni_constants(), keys);
     let x = _mm512_xor_si512(load_block(block, &r), r.keys[0]);
     store_partial(block, unspread(rounds(x, &r), &r));
+}
+
+/// CTR for a message of at most one block: XORs `E(counter)` into `data` (at most 16 bytes are
+/// touched). The key stream stays in a register; the caller has checked the CPU features.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+pub(super) fn ctr_block(keys: &[[u8; 64]; 10], counter: &[u8; 16], data: &mut [u8]) {
+    let r = load_registers(gfni_constants(), keys);
+    let text = load_partial(data);
+    let x = _mm512_xor_si512(load_block(counter, &r), r.keys[0]);
+    store_partial(data, _mm512_xor_si512(unspread(rounds(x, &r), &r), text));
 }
 
 /// Runs `mode` over `data` (whole blocks; for [`Chain::Ofb`] the last may be partial) from and back
