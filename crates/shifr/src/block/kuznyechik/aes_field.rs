@@ -26,6 +26,10 @@ pub(crate) struct GfniConstants {
     pub(crate) l_inv_diagonals: [[u8; 16]; 16],
     /// `phi` of the coefficients of `l` (RFC 7801 §4.2), in wire order, for `L = R^16`.
     pub(crate) l_coeffs: [u8; 16],
+    /// [`sliced_key`] of the unit vectors: `sliced_columns[j]` is the form of a key whose byte `j`
+    /// is 1 and every other byte 0. The form is linear over the AES field, so a key's form is the
+    /// sum of its bytes times these columns.
+    pub(crate) sliced_columns: [[u8; 16]; 16],
     /// L as a matrix over the AES field: `l_columns[j][i]` multiplies block byte `j` into output
     /// byte `i` (wire order).
     pub(crate) l_columns: [[u8; 16]; 16],
@@ -199,13 +203,19 @@ pub(crate) fn gfni_constants() -> &'static GfniConstants {
     CONSTANTS.get_or_init(|| {
         let iso = Isomorphism::new();
         let l_columns = columns(&iso, transform_l);
+        let l_coeffs = L_COEFFS.map(|c| iso.phi(c));
         GfniConstants {
             spread: Spread::new(&l_columns),
             sbox: core::array::from_fn(|x| iso.phi(PI[iso.phi_inv(x as u8) as usize])),
             sbox_inv: core::array::from_fn(|x| iso.phi(PI_INV[iso.phi_inv(x as u8) as usize])),
             l_diagonals: diagonals(&l_columns),
             l_inv_diagonals: diagonals(&columns(&iso, transform_l_inv)),
-            l_coeffs: L_COEFFS.map(|c| iso.phi(c)),
+            l_coeffs,
+            sliced_columns: core::array::from_fn(|j| {
+                let mut unit = [0u8; 16];
+                unit[j] = 1;
+                sliced_key_with(&l_coeffs, &unit)
+            }),
             l_columns,
             to_aes: affine_matrix(|x| iso.phi(x)),
             from_aes: affine_matrix(|x| iso.phi_inv(x)),
@@ -217,9 +227,16 @@ pub(crate) fn gfni_constants() -> &'static GfniConstants {
 /// sixteen steps of `L = R^16` each make one new byte `l(window)`, and step `t` makes output byte
 /// `15 - t`. Adding `key[15 - t]` to that byte as it is made changes the windows of the later steps,
 /// so each step adds `d[t] = key[15 - t] ^ l(window made of the key bytes added so far)`, which
-/// gives `L(x) ^ key` after the sixteenth step (l is linear). Key setup only.
+/// gives `L(x) ^ key` after the sixteenth step (l is linear). The reference for the kernel's key
+/// setup, which sums [`GfniConstants::sliced_columns`] with `GF2P8MULB` instead.
+#[cfg(test)]
 pub(crate) fn sliced_key(key: &[u8; 16]) -> [u8; 16] {
-    let coeffs = &gfni_constants().l_coeffs;
+    sliced_key_with(&gfni_constants().l_coeffs, key)
+}
+
+/// [`sliced_key`] with the coefficients of `l` given (`coeffs`, AES-field basis). 256 scalar
+/// products: for the constants, once per process.
+fn sliced_key_with(coeffs: &[u8; 16], key: &[u8; 16]) -> [u8; 16] {
     let mut window = [0u8; 16];
     core::array::from_fn(|t| {
         let made = window

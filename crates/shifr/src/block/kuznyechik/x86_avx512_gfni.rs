@@ -38,12 +38,13 @@
 
 use core::arch::x86_64::{
     __m128i, __m512i, _mm512_alignr_epi8, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
-    _mm512_gf2p8affine_epi64_epi8, _mm512_gf2p8mul_epi8, _mm512_inserti32x4, _mm512_loadu_si512,
-    _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_movepi8_mask,
-    _mm512_permutex2var_epi8, _mm512_set1_epi64, _mm512_set1_epi8, _mm512_storeu_si512,
-    _mm512_ternarylogic_epi64, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64,
-    _mm512_unpackhi_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
-    _mm512_unpacklo_epi8, _mm512_xor_si512, _mm_loadu_si128, _mm_prefetch, _MM_HINT_T0,
+    _mm512_castsi512_si128, _mm512_gf2p8affine_epi64_epi8, _mm512_gf2p8mul_epi8,
+    _mm512_inserti32x4, _mm512_loadu_si512, _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8,
+    _mm512_maskz_loadu_epi8, _mm512_movepi8_mask, _mm512_permutex2var_epi8, _mm512_set1_epi64,
+    _mm512_set1_epi8, _mm512_setzero_si512, _mm512_storeu_si512, _mm512_ternarylogic_epi64,
+    _mm512_unpackhi_epi16, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpackhi_epi8,
+    _mm512_unpacklo_epi16, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64, _mm512_unpacklo_epi8,
+    _mm512_xor_si512, _mm_loadu_si128, _mm_prefetch, _mm_storeu_si128, _MM_HINT_T0,
 };
 use core::arch::x86_64::{
     _mm512_add_epi8, _mm512_cmplt_epu8_mask, _mm512_mask2_permutex2var_epi8, _mm512_mask_add_epi8,
@@ -52,7 +53,7 @@ use core::arch::x86_64::{
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::aes_field::{gfni_constants, sliced_key, spread_key, to_aes_basis, GfniConstants};
+use super::aes_field::{gfni_constants, spread_key, to_aes_basis, GfniConstants};
 use super::x86_avx512_gfni_chain::{self, Chain};
 
 /// Bytes per register: four blocks.
@@ -88,8 +89,12 @@ impl GfniKeys {
         }
         let keys = round_keys.map(|k| to_aes_basis(&k));
         let spread = core::array::from_fn(|i| spread_key(&keys[i], i == 0));
-        let sliced =
-            core::array::from_fn(|i| sliced_key(&keys[i + 1]).map(|b| u32::from(b) * 0x0101_0101));
+        let columns = &gfni_constants().sliced_columns;
+        let sliced = core::array::from_fn(|i| {
+            // SAFETY: `supported()` above found AVX-512 F/BW and GFNI.
+            let form = unsafe { sliced_key(&keys[i + 1], columns) };
+            form.map(|b| u32::from(b) * 0x0101_0101)
+        });
         Some(GfniKeys {
             keys,
             spread,
@@ -166,6 +171,25 @@ pub(super) struct Registers {
     pub(super) from_aes: __m512i,
     /// `phi` of `l`'s coefficients, each broadcast to every byte.
     coeffs: [__m512i; 16],
+}
+
+/// A round key's form for the byte-sliced kernel (`aes_field::sliced_key`) as the sum of its bytes
+/// times the forms of the unit vectors (`columns`, [`GfniConstants::sliced_columns`]): sixteen
+/// `GF2P8MULB` instead of 256 scalar products, so that re-keying (CTR-ACPKM changes the key every
+/// section) stays cheap, and no branch on key bytes.
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+fn sliced_key(key: &[u8; 16], columns: &[[u8; 16]; 16]) -> [u8; 16] {
+    let mut sum = _mm512_setzero_si512();
+    for (&k, column) in key.iter().zip(columns) {
+        // SAFETY: `column` is 16 readable bytes; `loadu` has no alignment requirement.
+        let c = _mm512_castsi128_si512(unsafe { _mm_loadu_si128(column.as_ptr().cast()) });
+        // Lanes above the first hold whatever the cast left; only the first is stored.
+        sum = _mm512_xor_si512(sum, _mm512_gf2p8mul_epi8(_mm512_set1_epi8(k as i8), c));
+    }
+    let mut form = [0u8; 16];
+    // SAFETY: `form` is 16 writable bytes; `storeu` has no alignment requirement.
+    unsafe { _mm_storeu_si128(form.as_mut_ptr().cast(), _mm512_castsi512_si128(sum)) };
+    form
 }
 
 #[inline]
@@ -791,6 +815,34 @@ fn ctr_pass(chunk: &mut [u8], first: u128, cipher: &GfniKeys, r: &Registers, cr:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The key setup's sum of unit forms equals the step-by-step form for random keys and the
+    /// unit keys themselves.
+    #[test]
+    fn sliced_key_by_columns_matches_the_reference() {
+        if !supported() {
+            return;
+        }
+        let columns = &gfni_constants().sliced_columns;
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut keys: Vec<[u8; 16]> = (0..200)
+            .map(|_| {
+                core::array::from_fn(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+            })
+            .collect();
+        keys.extend((0..16).map(|j| core::array::from_fn(|i| u8::from(i == j))));
+        keys.push([0xff; 16]);
+        for key in keys {
+            // SAFETY: `supported()` checked above.
+            let got = unsafe { sliced_key(&key, columns) };
+            assert_eq!(got, super::super::aes_field::sliced_key(&key), "{key:02x?}");
+        }
+    }
 
     #[test]
     fn affine_instruction_maps_into_the_aes_basis() {
