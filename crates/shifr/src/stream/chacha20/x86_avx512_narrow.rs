@@ -15,12 +15,15 @@
 //! Used only when the CPU reports AVX-512 F (checked by the caller through [`crate::cpu`]).
 //! Additions, XORs, rotations, fixed shuffles and blends only: constant-time.
 
-use core::arch::x86_64::{_mm512_loadu_si512, _mm512_storeu_si512, _mm512_xor_si512};
-
-use super::x86_avx512_short as short;
+use core::arch::x86_64::{
+    __m128i, __m512i, _mm512_add_epi32, _mm512_broadcast_i32x4, _mm512_loadu_si512,
+    _mm512_mask_blend_epi32, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set_epi32,
+    _mm512_shuffle_epi32, _mm512_shuffle_i32x4, _mm512_storeu_si512, _mm512_xor_si512,
+    _mm_loadu_si128, _MM_PERM_ENUM,
+};
 
 /// Blocks of one group (one register per row).
-const GROUP_BLOCKS: usize = short::GROUP_BLOCKS;
+const GROUP_BLOCKS: usize = 4;
 
 /// The shortest call this kernel takes: below it, one computation of four blocks is shared by
 /// several calls through the buffer.
@@ -54,19 +57,74 @@ pub(super) fn xor(
     GROUP_BLOCKS * data.len().div_ceil(MIN_BYTES)
 }
 
+/// One group's four rows.
+type Rows = [__m512i; 4];
+
 /// `G` groups of four blocks from `counter`: block `j` is XORed into `data[64 j..64 j + 64]` if
 /// that is a whole block of `data`, else stored into `rest` after the blocks before it that were
 /// not whole blocks of `data`.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn groups<const G: usize>(state: &[u32; 16], counter: u32, data: &mut [u8], rest: &mut [u8]) {
-    let start = short::start::<G>(state, counter);
+    let load = |i: usize| {
+        // SAFETY: `state[4 * i..4 * i + 4]` (`i < 4`) is 16 readable bytes; `loadu` has no
+        // alignment requirement. AVX-512 F is enabled on this function.
+        unsafe {
+            _mm512_broadcast_i32x4(_mm_loadu_si128(
+                state[4 * i..4 * i + 4].as_ptr().cast::<__m128i>(),
+            ))
+        }
+    };
+    let input: Rows = [load(0), load(1), load(2), load(3)];
+    // Lane `l` of group `g` is block `counter + 4g + l`: only word 12 (the first of row 3)
+    // differs, and it replaces the setup state's word 12 (elements 0, 4, 8 and 12).
+    let lanes = |g: i32| {
+        _mm512_set_epi32(
+            0,
+            0,
+            0,
+            4 * g + 3,
+            0,
+            0,
+            0,
+            4 * g + 2,
+            0,
+            0,
+            0,
+            4 * g + 1,
+            0,
+            0,
+            0,
+            4 * g,
+        )
+    };
+    let first = _mm512_set1_epi32(counter as i32);
+    let mut start = [input; G];
+    for (g, s) in start.iter_mut().enumerate() {
+        let counters = _mm512_add_epi32(first, lanes(g as i32));
+        s[3] = _mm512_mask_blend_epi32(0x1111, input[3], counters);
+    }
     let mut x = start;
     for _ in 0..10 {
-        short::double_round(&mut x);
+        round(&mut x);
+        diagonalize::<0x39, 0x4e, 0x93, G>(&mut x);
+        round(&mut x);
+        diagonalize::<0x93, 0x4e, 0x39, G>(&mut x);
     }
     let whole = data.len() / 64;
-    for (g, blocks) in short::finish(&x, &start).into_iter().enumerate() {
+    for (g, (x, s)) in x.iter().zip(&start).enumerate() {
+        let [a, b, c, d] = [0, 1, 2, 3].map(|i| _mm512_add_epi32(x[i], s[i]));
+        // Lanes to blocks: block l = lane l of a, b, c, d (a 4x4 transpose of 128-bit lanes).
+        let ab_lo = _mm512_shuffle_i32x4::<0x44>(a, b); // a0 a1 b0 b1
+        let cd_lo = _mm512_shuffle_i32x4::<0x44>(c, d); // c0 c1 d0 d1
+        let ab_hi = _mm512_shuffle_i32x4::<0xee>(a, b); // a2 a3 b2 b3
+        let cd_hi = _mm512_shuffle_i32x4::<0xee>(c, d); // c2 c3 d2 d3
+        let blocks = [
+            _mm512_shuffle_i32x4::<0x88>(ab_lo, cd_lo),
+            _mm512_shuffle_i32x4::<0xdd>(ab_lo, cd_lo),
+            _mm512_shuffle_i32x4::<0x88>(ab_hi, cd_hi),
+            _mm512_shuffle_i32x4::<0xdd>(ab_hi, cd_hi),
+        ];
         for (l, v) in blocks.into_iter().enumerate() {
             let j = GROUP_BLOCKS * g + l;
             if j < whole {
@@ -85,5 +143,46 @@ fn groups<const G: usize>(state: &[u32; 16], counter: u32, data: &mut [u8], rest
                 unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), v) };
             }
         }
+    }
+}
+
+/// One column (or, after [`diagonalize`], diagonal) round on every group.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn round<const G: usize>(x: &mut [Rows; G]) {
+    for r in x.iter_mut() {
+        r[0] = _mm512_add_epi32(r[0], r[1]);
+        r[3] = _mm512_rol_epi32::<16>(_mm512_xor_si512(r[3], r[0]));
+    }
+    for r in x.iter_mut() {
+        r[2] = _mm512_add_epi32(r[2], r[3]);
+        r[1] = _mm512_rol_epi32::<12>(_mm512_xor_si512(r[1], r[2]));
+    }
+    for r in x.iter_mut() {
+        r[0] = _mm512_add_epi32(r[0], r[1]);
+        r[3] = _mm512_rol_epi32::<8>(_mm512_xor_si512(r[3], r[0]));
+    }
+    for r in x.iter_mut() {
+        r[2] = _mm512_add_epi32(r[2], r[3]);
+        r[1] = _mm512_rol_epi32::<7>(_mm512_xor_si512(r[1], r[2]));
+    }
+}
+
+/// Rotates rows 1, 2 and 3 of every lane by the word shuffles `B`, `C`, `D`: (0x39, 0x4e, 0x93)
+/// moves the diagonals into columns, (0x93, 0x4e, 0x39) moves them back.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn diagonalize<
+    const B: _MM_PERM_ENUM,
+    const C: _MM_PERM_ENUM,
+    const D: _MM_PERM_ENUM,
+    const G: usize,
+>(
+    x: &mut [Rows; G],
+) {
+    for r in x.iter_mut() {
+        r[1] = _mm512_shuffle_epi32::<B>(r[1]);
+        r[2] = _mm512_shuffle_epi32::<C>(r[2]);
+        r[3] = _mm512_shuffle_epi32::<D>(r[3]);
     }
 }
