@@ -352,14 +352,16 @@ impl Kernel {
 mod tests {
     use super::*;
 
+    /// A setup state whose word `i` is `(i + offset) * mul ^ xor`: distinct words, no structure.
+    fn test_state(offset: u32, mul: u32, xor: u32) -> [u32; 16] {
+        core::array::from_fn(|i| (i as u32 + offset).wrapping_mul(mul) ^ xor)
+    }
+
     /// Every SIMD kernel must produce exactly the portable key stream, including across the 2^32
     /// counter wrap inside a batch.
     #[test]
     fn engines_agree_with_portable() {
-        let mut state = [0u32; 16];
-        for (i, w) in state.iter_mut().enumerate() {
-            *w = (i as u32 + 1).wrapping_mul(0x85eb_ca6b) ^ 0xc2b2_ae35;
-        }
+        let state = test_state(1, 0x85eb_ca6b, 0xc2b2_ae35);
         for counter in [
             0u32,
             1,
@@ -404,10 +406,7 @@ mod tests {
     /// precomputation made from a state whose counter word differs (it must not be used).
     #[test]
     fn one_batch_xor_agrees_with_portable() {
-        let mut state = [0u32; 16];
-        for (i, w) in state.iter_mut().enumerate() {
-            *w = (i as u32 + 5).wrapping_mul(0x68e3_1da4) ^ 0x1b87_3593;
-        }
+        let state = test_state(5, 0x68e3_1da4, 0x1b87_3593);
         let mut other = state;
         other[12] ^= 0xdead_beef;
         let prepared = Prepared::new(&other);
@@ -428,10 +427,7 @@ mod tests {
     /// counter wrap.
     #[test]
     fn narrow_xor_agrees_with_portable() {
-        let mut state = [0u32; 16];
-        for (i, w) in state.iter_mut().enumerate() {
-            *w = (i as u32 + 3).wrapping_mul(0x2545_f491) ^ 0x9e37_79b9;
-        }
+        let state = test_state(3, 0x2545_f491, 0x9e37_79b9);
         for counter in [0u32, 1, 1000, u32::MAX - 7, u32::MAX - 4, u32::MAX] {
             let mut expected = [0u8; BATCH_BYTES];
             Kernel::Portable.fill(&state, counter, &mut expected);
@@ -485,10 +481,7 @@ mod tests {
     /// key stream for at least the blocks asked for, also across the 2^32 counter wrap.
     #[test]
     fn narrow_fills_agree_with_portable() {
-        let mut state = [0u32; 16];
-        for (i, w) in state.iter_mut().enumerate() {
-            *w = (i as u32 + 7).wrapping_mul(0x9e37_79b9) ^ 0x7f4a_7c15;
-        }
+        let state = test_state(7, 0x9e37_79b9, 0x7f4a_7c15);
         for counter in [
             0u32,
             1,
