@@ -102,6 +102,10 @@ pub struct Aes {
     short_max: usize,
     /// AES-NI, or VAES on 256-bit registers.
     short: Backend,
+    /// The one-block AES-NI kernels for this key size, used with the x86 kernels only (see
+    /// `x86_aesni::AesNi::one_block_with`).
+    #[cfg(target_arch = "x86_64")]
+    one_block: x86_aesni::OneBlockKernels,
 }
 
 impl Aes {
@@ -300,6 +304,8 @@ impl Aes {
             zero_image: Zeroizing::new([0u8; 16]),
             short_max,
             short,
+            #[cfg(target_arch = "x86_64")]
+            one_block: x86_aesni::one_block_kernels(key.len()),
         };
         let mut zero = Zeroizing::new([0u8; 16]);
         aes.encrypt_blocks(&mut zero[..]);
@@ -395,8 +401,8 @@ impl BlockCipher for Aes {
     #[inline(always)]
     fn encrypt_blocks(&self, data: &mut [u8]) {
         #[cfg(target_arch = "x86_64")]
-        if let Some(a) = self.one_block_keys(data.len()) {
-            a.one_block_keyed::<false>(self.key_len, data);
+        if let (Some(a), Some(block)) = (self.one_block_keys(data.len()), data.first_chunk_mut()) {
+            a.one_block_with::<false>(&self.one_block, block);
             return;
         }
         self.encrypt_blocks_any(data);
@@ -427,8 +433,8 @@ impl BlockCipher for Aes {
     #[inline(always)]
     fn decrypt_blocks(&self, data: &mut [u8]) {
         #[cfg(target_arch = "x86_64")]
-        if let Some(a) = self.one_block_keys(data.len()) {
-            a.one_block_keyed::<true>(self.key_len, data);
+        if let (Some(a), Some(block)) = (self.one_block_keys(data.len()), data.first_chunk_mut()) {
+            a.one_block_with::<true>(&self.one_block, block);
             return;
         }
         self.decrypt_blocks_any(data);

@@ -7,8 +7,8 @@
 
 use core::arch::x86_64::{
     __m128i, _mm_aesdec_si128, _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128,
-    _mm_aesimc_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128, _mm_storeu_si128,
-    _mm_xor_si128,
+    _mm_aesimc_si128, _mm_load_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128,
+    _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -18,12 +18,32 @@ use super::key_schedule::{expand_key, MAX_ROUND_KEYS};
 /// Blocks processed together in the main loop.
 const LANES: usize = 8;
 
+/// One direction's round keys in wire order, 16-byte aligned: the legacy (non-VEX) encoding of
+/// `aesenc` and `pxor` takes a memory operand only when it is aligned, so aligned round keys let
+/// every round read its key inside the round instruction instead of through a separate load (one
+/// instruction per round fewer, most of a one-block call's instructions outside the rounds).
+#[derive(Clone, Zeroize)]
+#[repr(C, align(16))]
+pub(super) struct RoundKeys(pub(super) [[u8; 16]; MAX_ROUND_KEYS]);
+
+impl RoundKeys {
+    /// Round key `r` (panics if `r` is not below [`MAX_ROUND_KEYS`]).
+    #[inline(always)]
+    pub(super) fn get(&self, r: usize) -> __m128i {
+        let k = &self.0[r];
+        // SAFETY: `k` is 16 readable bytes at a 16-byte aligned address (the array starts the
+        // `align(16)` struct and every key is 16 bytes), as the aligned load requires; SSE2 is
+        // part of x86-64.
+        unsafe { _mm_load_si128(k.as_ptr().cast()) }
+    }
+}
+
 /// Encryption and decryption round keys in wire order. Holding one proves that the CPU has AES-NI:
 /// [`AesNi::new`] is the only constructor and checks it.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub(super) struct AesNi {
-    enc: [[u8; 16]; MAX_ROUND_KEYS],
-    dec: [[u8; 16]; MAX_ROUND_KEYS],
+    enc: RoundKeys,
+    dec: RoundKeys,
     rounds: usize,
 }
 
@@ -34,10 +54,14 @@ impl AesNi {
             return None;
         }
         let (enc, rounds) = expand_key(key);
-        let mut dec = [[0u8; 16]; MAX_ROUND_KEYS];
+        let mut keys = AesNi {
+            enc: RoundKeys(enc),
+            dec: RoundKeys([[0u8; 16]; MAX_ROUND_KEYS]),
+            rounds,
+        };
         // SAFETY: AES-NI support was checked just above.
-        unsafe { inverse_round_keys(&enc, rounds, &mut dec) };
-        Some(AesNi { enc, dec, rounds })
+        unsafe { inverse_round_keys(&keys.enc.0, rounds, &mut keys.dec.0) };
+        Some(keys)
     }
 
     /// Encrypts every whole 16-byte block of `data` in place.
@@ -68,31 +92,40 @@ impl AesNi {
     #[inline]
     fn one_block<const DEC: bool>(&self, data: &mut [u8]) {
         let keys = if DEC { &self.dec } else { &self.enc };
+        let Some(block) = data.first_chunk_mut::<16>() else {
+            return;
+        };
         // SAFETY (all three): an `AesNi` exists only if the CPU supports AES-NI (see `new`).
         unsafe {
             match self.rounds {
-                10 => crypt_one::<DEC, 10>(keys, data),
-                12 => crypt_one::<DEC, 12>(keys, data),
-                _ => crypt_one::<DEC, 14>(keys, data),
+                10 => crypt_one::<DEC, 10>(keys, block),
+                12 => crypt_one::<DEC, 12>(keys, block),
+                _ => crypt_one::<DEC, 14>(keys, block),
             }
         }
     }
 
-    /// [`AesNi::one_block`] with the round count taken from the key length in bytes (16, 24 or 32),
-    /// which the caller keeps next to its pointer to this schedule: a one-block call then reads
-    /// nothing here but the round keys it uses (the round count sits on another cache line).
+    /// [`AesNi::one_block`] through `kernels`, this key size's pair from [`one_block_kernels`],
+    /// which the caller chose once at key setup and keeps next to its pointer to this schedule: a
+    /// one-block call then makes no dispatch on the key size (two compares and a taken branch)
+    /// and reads nothing here but the round keys it uses (the round count sits on another cache
+    /// line).
     #[inline(always)]
-    pub(super) fn one_block_keyed<const DEC: bool>(&self, key_len: usize, data: &mut [u8]) {
-        let keys = if DEC { &self.dec } else { &self.enc };
-        debug_assert_eq!(self.rounds, key_len / 4 + 6);
-        // SAFETY (all three): an `AesNi` exists only if the CPU supports AES-NI (see `new`).
-        unsafe {
-            match key_len {
-                16 => crypt_one::<DEC, 10>(keys, data),
-                24 => crypt_one::<DEC, 12>(keys, data),
-                _ => crypt_one::<DEC, 14>(keys, data),
-            }
-        }
+    pub(super) fn one_block_with<const DEC: bool>(
+        &self,
+        kernels: &OneBlockKernels,
+        block: &mut [u8; 16],
+    ) {
+        debug_assert_eq!(kernels.rounds, self.rounds);
+        let (keys, kernel) = if DEC {
+            (&self.dec, kernels.dec)
+        } else {
+            (&self.enc, kernels.enc)
+        };
+        // SAFETY: an `AesNi` exists only if the CPU supports AES-NI (see `new`), and `kernel` is
+        // an instance of `crypt_one` (the only functions `one_block_kernels` gives), which needs
+        // nothing more.
+        unsafe { kernel(keys, block) }
     }
 
     /// SP 800-38A CTR (the whole block a big-endian counter, mod 2^128): XORs the key stream from
@@ -117,16 +150,55 @@ impl AesNi {
 
     #[inline]
     pub(super) fn enc_keys(&self) -> &[[u8; 16]; MAX_ROUND_KEYS] {
-        &self.enc
+        &self.enc.0
     }
 
     pub(super) fn dec_keys(&self) -> &[[u8; 16]; MAX_ROUND_KEYS] {
-        &self.dec
+        &self.dec.0
+    }
+
+    /// The encryption round keys, aligned (see [`RoundKeys`]).
+    #[inline]
+    pub(super) fn enc_round_keys(&self) -> &RoundKeys {
+        &self.enc
     }
 
     #[inline]
     pub(super) fn rounds(&self) -> usize {
         self.rounds
+    }
+}
+
+/// A one-block kernel: an instance of `crypt_one`, whose one requirement is AES-NI.
+type OneBlockFn = unsafe fn(&RoundKeys, &mut [u8; 16]);
+
+/// The one-block kernels of one key size, both directions (see [`AesNi::one_block_with`]).
+#[derive(Clone, Copy)]
+pub(super) struct OneBlockKernels {
+    enc: OneBlockFn,
+    dec: OneBlockFn,
+    /// Their round count, for a debug check against the schedule.
+    rounds: usize,
+}
+
+/// The one-block kernels for a key of `key_len` bytes (16, 24 or 32).
+pub(super) fn one_block_kernels(key_len: usize) -> OneBlockKernels {
+    match key_len {
+        16 => OneBlockKernels {
+            enc: crypt_one::<false, 10>,
+            dec: crypt_one::<true, 10>,
+            rounds: 10,
+        },
+        24 => OneBlockKernels {
+            enc: crypt_one::<false, 12>,
+            dec: crypt_one::<true, 12>,
+            rounds: 12,
+        },
+        _ => OneBlockKernels {
+            enc: crypt_one::<false, 14>,
+            dec: crypt_one::<true, 14>,
+            rounds: 14,
+        },
     }
 }
 
@@ -171,9 +243,9 @@ fn lanes_group<const DEC: bool, const N: usize>(
 ) {
     let rk = |i: usize, r: usize| {
         if DEC {
-            load(&keys[i].dec[r])
+            keys[i].dec.get(r)
         } else {
-            load(&keys[i].enc[r])
+            keys[i].enc.get(r)
         }
     };
     let mut s: [__m128i; N] =
@@ -228,10 +300,10 @@ fn inverse_round_keys(
 }
 
 #[target_feature(enable = "aes")]
-fn encrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]) {
+fn encrypt_all(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
     // The round keys are read from `keys` in the rounds, not copied into a register array first:
     // that copy (15 loads and, with only 16 SSE registers, 15 spill stores) cost a one-block call
-    // more than the block itself.
+    // more than the block itself; a group of one block takes each key as the round's operand.
     let rk = keys;
     let mut groups = data.chunks_exact_mut(16 * LANES);
     for group in &mut groups {
@@ -252,7 +324,7 @@ fn encrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]
 }
 
 #[target_feature(enable = "aes")]
-fn decrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]) {
+fn decrypt_all(keys: &RoundKeys, rounds: usize, data: &mut [u8]) {
     let rk = keys; // read in the rounds, as in `encrypt_all`
     let mut groups = data.chunks_exact_mut(16 * LANES);
     for group in &mut groups {
@@ -275,48 +347,43 @@ fn decrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]
 /// Encrypts `N` consecutive blocks of `chunk` (16 * N bytes), interleaving their rounds.
 #[inline]
 #[target_feature(enable = "aes")]
-fn encrypt_group<const N: usize>(rk: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, chunk: &mut [u8]) {
+fn encrypt_group<const N: usize>(rk: &RoundKeys, rounds: usize, chunk: &mut [u8]) {
     let mut s = [_mm_setzero_si128(); N];
     for (v, b) in s.iter_mut().zip(chunk.chunks_exact(16)) {
-        *v = _mm_xor_si128(load(b), load(&rk[0]));
+        *v = _mm_xor_si128(load(b), rk.get(0));
     }
-    for k in &rk[1..rounds] {
-        let k = load(k);
+    for r in 1..rounds {
+        let k = rk.get(r);
         for v in s.iter_mut() {
             *v = _mm_aesenc_si128(*v, k);
         }
     }
     for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
-        store(b, _mm_aesenclast_si128(*v, load(&rk[rounds])));
+        store(b, _mm_aesenclast_si128(*v, rk.get(rounds)));
     }
 }
 
 /// Decrypts `N` consecutive blocks of `chunk` with the Equivalent Inverse Cipher.
 #[inline]
 #[target_feature(enable = "aes")]
-fn decrypt_group<const N: usize>(rk: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, chunk: &mut [u8]) {
+fn decrypt_group<const N: usize>(rk: &RoundKeys, rounds: usize, chunk: &mut [u8]) {
     let mut s = [_mm_setzero_si128(); N];
     for (v, b) in s.iter_mut().zip(chunk.chunks_exact(16)) {
-        *v = _mm_xor_si128(load(b), load(&rk[0]));
+        *v = _mm_xor_si128(load(b), rk.get(0));
     }
-    for k in &rk[1..rounds] {
-        let k = load(k);
+    for r in 1..rounds {
+        let k = rk.get(r);
         for v in s.iter_mut() {
             *v = _mm_aesdec_si128(*v, k);
         }
     }
     for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
-        store(b, _mm_aesdeclast_si128(*v, load(&rk[rounds])));
+        store(b, _mm_aesdeclast_si128(*v, rk.get(rounds)));
     }
 }
 
 #[target_feature(enable = "aes")]
-fn ctr_all(
-    keys: &[[u8; 16]; MAX_ROUND_KEYS],
-    rounds: usize,
-    counter: &mut [u8; 16],
-    data: &mut [u8],
-) {
+fn ctr_all(keys: &RoundKeys, rounds: usize, counter: &mut [u8; 16], data: &mut [u8]) {
     let rk = keys;
     let mut next = u128::from_be_bytes(*counter);
     let mut groups = data.chunks_exact_mut(16 * LANES);
@@ -352,12 +419,7 @@ fn ctr_all(
 /// `next` by `N`; the key stream stays in registers.
 #[inline]
 #[target_feature(enable = "aes")]
-fn ctr_group<const N: usize>(
-    rk: &[[u8; 16]; MAX_ROUND_KEYS],
-    rounds: usize,
-    next: &mut u128,
-    chunk: &mut [u8],
-) {
+fn ctr_group<const N: usize>(rk: &RoundKeys, rounds: usize, next: &mut u128, chunk: &mut [u8]) {
     let mut s = [_mm_setzero_si128(); N];
     for (i, v) in s.iter_mut().enumerate() {
         // The counter block straight from the two 64-bit halves (byte-swapped: wire order is
@@ -365,17 +427,17 @@ fn ctr_group<const N: usize>(
         // on store forwarding, which cost a one-block message a quarter of its time.
         let c = next.wrapping_add(i as u128);
         let (hi, lo) = (((c >> 64) as u64).swap_bytes(), (c as u64).swap_bytes());
-        *v = _mm_xor_si128(_mm_set_epi64x(lo as i64, hi as i64), load(&rk[0]));
+        *v = _mm_xor_si128(_mm_set_epi64x(lo as i64, hi as i64), rk.get(0));
     }
     *next = next.wrapping_add(N as u128);
-    for k in &rk[1..rounds] {
-        let k = load(k);
+    for r in 1..rounds {
+        let k = rk.get(r);
         for v in s.iter_mut() {
             *v = _mm_aesenc_si128(*v, k);
         }
     }
     for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
-        let ks = _mm_aesenclast_si128(*v, load(&rk[rounds]));
+        let ks = _mm_aesenclast_si128(*v, rk.get(rounds));
         store(b, _mm_xor_si128(ks, load(b)));
     }
 }
@@ -383,38 +445,31 @@ fn ctr_group<const N: usize>(
 /// One CTR block: XORs `E(counter)` into the 16 bytes of `block` and adds one to `counter`
 /// (big-endian, mod 2^128). The counter is loaded as the one 16-byte value it was stored as.
 #[target_feature(enable = "aes")]
-fn ctr_one<const NR: usize>(
-    keys: &[[u8; 16]; MAX_ROUND_KEYS],
-    counter: &mut [u8; 16],
-    block: &mut [u8],
-) {
-    let mut s = _mm_xor_si128(load(&counter[..]), load(&keys[0]));
-    for k in &keys[1..NR] {
-        s = _mm_aesenc_si128(s, load(k));
+fn ctr_one<const NR: usize>(keys: &RoundKeys, counter: &mut [u8; 16], block: &mut [u8]) {
+    let mut s = _mm_xor_si128(load(&counter[..]), keys.get(0));
+    for r in 1..NR {
+        s = _mm_aesenc_si128(s, keys.get(r));
     }
-    let ks = _mm_aesenclast_si128(s, load(&keys[NR]));
+    let ks = _mm_aesenclast_si128(s, keys.get(NR));
     store(block, _mm_xor_si128(ks, load(block)));
     *counter = u128::from_be_bytes(*counter).wrapping_add(1).to_be_bytes();
 }
 
-/// One block (the first 16 bytes of `block`), `NR` rounds unrolled.
+/// One block, `NR` rounds unrolled.
 #[target_feature(enable = "aes")]
-fn crypt_one<const DEC: bool, const NR: usize>(
-    keys: &[[u8; 16]; MAX_ROUND_KEYS],
-    block: &mut [u8],
-) {
-    let mut s = _mm_xor_si128(load(block), load(&keys[0]));
-    for k in &keys[1..NR] {
+fn crypt_one<const DEC: bool, const NR: usize>(keys: &RoundKeys, block: &mut [u8; 16]) {
+    let mut s = _mm_xor_si128(load(block), keys.get(0));
+    for r in 1..NR {
         s = if DEC {
-            _mm_aesdec_si128(s, load(k))
+            _mm_aesdec_si128(s, keys.get(r))
         } else {
-            _mm_aesenc_si128(s, load(k))
+            _mm_aesenc_si128(s, keys.get(r))
         };
     }
     let out = if DEC {
-        _mm_aesdeclast_si128(s, load(&keys[NR]))
+        _mm_aesdeclast_si128(s, keys.get(NR))
     } else {
-        _mm_aesenclast_si128(s, load(&keys[NR]))
+        _mm_aesenclast_si128(s, keys.get(NR))
     };
     store(block, out);
 }

@@ -19,9 +19,7 @@ use core::arch::x86_64::{
 };
 
 use super::key_schedule::MAX_ROUND_KEYS;
-use super::x86_aesni::{load, store, AesNi};
-
-type RoundKeys = [[u8; 16]; MAX_ROUND_KEYS];
+use super::x86_aesni::{load, store, AesNi, RoundKeys};
 
 /// What a chain does with each block `B` and the chaining value `R` (a `u8` so that it can be a
 /// const parameter of the kernel).
@@ -72,7 +70,7 @@ impl Blocks<'_> {
 // Always inlined: with the kind a constant at the call site the dispatch folds to the round count.
 #[inline(always)]
 pub(super) fn run(key: &AesNi, kind: ChainKind, register: &mut [u8; 16], blocks: Blocks<'_>) {
-    let keys = key.enc_keys();
+    let keys = key.enc_round_keys();
     // SAFETY (all twelve): an `AesNi` exists only if the CPU has AES-NI (`AesNi::new` checks it),
     // the one feature `chain` enables.
     unsafe {
@@ -110,8 +108,8 @@ fn chain<const NR: usize, const KIND: ChainKind>(
         return;
     }
     let mut k = [_mm_setzero_si128(); MAX_ROUND_KEYS];
-    for (r, key) in k.iter_mut().zip(keys).take(NR + 1) {
-        *r = load(key);
+    for (r, key) in k.iter_mut().enumerate().take(NR + 1) {
+        *key = keys.get(r);
     }
     let (first, last) = (k[0], k[NR]);
     let r0 = load(register);
@@ -175,17 +173,17 @@ fn one<const NR: usize, const KIND: ChainKind>(
     // last round ends with `^ K`, so `AESENCLAST(t, K_last ^ B) = E(R) ^ B`), never as an extra
     // step after the rounds.
     let mut t = if KIND == CBC_ENCRYPT || KIND == CBC_MAC {
-        _mm_xor_si128(r, _mm_xor_si128(b, load(&keys[0])))
+        _mm_xor_si128(r, _mm_xor_si128(b, keys.get(0)))
     } else {
-        _mm_xor_si128(r, load(&keys[0]))
+        _mm_xor_si128(r, keys.get(0))
     };
-    for key in &keys[1..NR] {
-        t = _mm_aesenc_si128(t, load(key));
+    for i in 1..NR {
+        t = _mm_aesenc_si128(t, keys.get(i));
     }
     let last = if KIND == CFB_ENCRYPT {
-        _mm_xor_si128(load(&keys[NR]), b)
+        _mm_xor_si128(keys.get(NR), b)
     } else {
-        load(&keys[NR])
+        keys.get(NR)
     };
     let out = _mm_aesenclast_si128(t, last);
     match KIND {
