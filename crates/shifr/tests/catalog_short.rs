@@ -79,6 +79,67 @@ fn ecb_and_ctr_objects_match_portable() {
     }
 }
 
+/// The keyed ECB objects (their own object type, the one-block AES-NI kernels chosen at key setup)
+/// on every length 0..=48 and every backend, all four entry points: whole blocks equal the
+/// portable backend and leave the register alone, every other length is the same
+/// `NotBlockAligned` error and leaves the data untouched.
+#[test]
+fn ecb_objects_short_lengths_and_errors() {
+    for (name, key_len) in [
+        ("aes-128-ecb", 16),
+        ("aes-192-ecb", 24),
+        ("aes-256-ecb", 32),
+        ("kuznyechik-ecb", 32),
+        ("magma-ecb", 32),
+    ] {
+        let block = catalog::lookup(name).unwrap().block_size;
+        let key = bytes(key_len, 7 * key_len);
+        let portable = keyed(name, &key, Backend::Portable).unwrap();
+        for backend in Backend::ALL {
+            let Some(c) = keyed(name, &key, *backend) else {
+                continue;
+            };
+            for len in 0..=48 {
+                let data = bytes(len, 3 * len + 1);
+                let register = bytes(block, len);
+                let mut expect = data.clone();
+                let expect_result = portable.encrypt(&[], &mut expect);
+                let want_err = shifr::Error::NotBlockAligned { block, got: len };
+                if len % block != 0 {
+                    assert_eq!(expect_result, Err(want_err.clone()), "{name} len {len}");
+                    assert_eq!(expect, data, "{name} len {len}: portable touched the data");
+                }
+                for (i, dir) in ["encrypt", "decrypt", "encrypt_chained", "decrypt_chained"]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let mut ours = if i % 2 == 0 {
+                        data.clone()
+                    } else {
+                        expect.clone()
+                    };
+                    let mut reg = register.clone();
+                    let result = match i {
+                        0 => c.encrypt(&register, &mut ours),
+                        1 => c.decrypt(&register, &mut ours),
+                        2 => c.encrypt_chained(&mut reg, &mut ours),
+                        _ => c.decrypt_chained(&mut reg, &mut ours),
+                    };
+                    let what = format!("{name} {backend:?} {dir} len {len}");
+                    if len % block != 0 {
+                        assert_eq!(result, Err(want_err.clone()), "{what}");
+                        assert_eq!(&ours, if i % 2 == 0 { &data } else { &expect }, "{what}");
+                    } else {
+                        assert_eq!(result, Ok(()), "{what}");
+                        assert_eq!(&ours, if i % 2 == 0 { &expect } else { &data }, "{what}");
+                    }
+                    assert_eq!(reg, register, "{what}: the register changed");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn cmac_objects_match_portable() {
     let names = [
