@@ -112,14 +112,15 @@ fn chain<const NR: usize, const KIND: ChainKind>(
         *key = keys.get(r);
     }
     let (first, last) = (k[0], k[NR]);
-    let r0 = load(register);
     // `w` is the whitened input of the next encipherment: its `R ^ B ^ K_0` (CBC, MAC) or
-    // `R ^ K_0` (CFB).
-    let mut w = if KIND == CFB_ENCRYPT || KIND == OFB {
-        _mm_xor_si128(r0, first)
+    // `R ^ K_0` (CFB). `B ^ K_0` first, off the chain: see `one`.
+    let x0 = if KIND == CFB_ENCRYPT || KIND == OFB {
+        first
     } else {
-        _mm_xor_si128(r0, _mm_xor_si128(blocks.load(0), first))
+        _mm_xor_si128(blocks.load(0), first)
     };
+    let r0 = load(register);
+    let mut w = _mm_xor_si128(r0, x0);
     let mut out = r0;
     for i in 0..count {
         let mut t = w;
@@ -168,15 +169,18 @@ fn one<const NR: usize, const KIND: ChainKind>(
     mut blocks: Blocks<'_>,
 ) {
     let b = blocks.load(0);
-    let r = load(register);
     // The block joins before the first round (CBC, MAC) or through the last round key (CFB: the
     // last round ends with `^ K`, so `AESENCLAST(t, K_last ^ B) = E(R) ^ B`), never as an extra
-    // step after the rounds.
-    let mut t = if KIND == CBC_ENCRYPT || KIND == CBC_MAC {
-        _mm_xor_si128(r, _mm_xor_si128(b, keys.get(0)))
+    // step after the rounds. `B ^ K_0` is formed before the register is loaded: the compiler
+    // reassociates a chain of XORs to combine the values defined last, last, so this keeps one
+    // XOR between the register's load and the rounds (`R ^ B` first would put two there).
+    let x = if KIND == CBC_ENCRYPT || KIND == CBC_MAC {
+        _mm_xor_si128(b, keys.get(0))
     } else {
-        _mm_xor_si128(r, keys.get(0))
+        keys.get(0)
     };
+    let r = load(register);
+    let mut t = _mm_xor_si128(r, x);
     for i in 1..NR {
         t = _mm_aesenc_si128(t, keys.get(i));
     }
