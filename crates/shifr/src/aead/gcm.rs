@@ -293,7 +293,7 @@ impl AesGcm {
             text_len += *bytes;
             sum.zeroize();
         }
-        let mut y = crate::mac::ghash::combine_parts(&self.h, &sums);
+        let mut y = self.ghash.combine_parts(&sums);
         for (sum, _) in sums.iter_mut() {
             sum.zeroize();
         }

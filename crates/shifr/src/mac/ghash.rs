@@ -180,7 +180,7 @@ impl GHash {
 
     /// A copy of this instance's key with the running state `y` (wire order) and nothing pending:
     /// resumes a hash whose state was computed elsewhere (the parts of a split GCM message,
-    /// combined by [`combine_parts`]).
+    /// combined by [`GHash::combine_parts`]).
     pub(crate) fn resume(&self, y: &[u8; 16]) -> GHash {
         let mut g = GHash::with_key(self.key.clone());
         g.state = *y;
@@ -221,41 +221,81 @@ impl Drop for GHash {
     }
 }
 
-/// The GHASH state after `parts` hashed one after another, from the partial sums of each part
-/// hashed alone from a zero state: `parts` holds `(S_k, c_k)`, `S_k` the state (wire order) after
-/// part `k`'s `c_k` blocks from zero. Since `Y_(i) = (Y_(i-1) ^ X_i) H` is linear, continuing from
-/// `Y` instead of zero adds `Y H^(c_k)`; so `Y = Y H^(c_k) ^ S_k` part by part. Constant-time in the
-/// data and in H (the portable multiplication); the exponents are block counts, which are public.
-pub(crate) fn combine_parts(h: &[u8; 16], parts: &[([u8; 16], u64)]) -> [u8; 16] {
-    let h = to_poly(h);
-    let mut y = 0u128;
-    let mut cached: Option<(u64, u128)> = None;
-    for (sum, blocks) in parts {
-        // Equal parts (the usual split) share one power.
-        let power = match cached {
-            Some((e, p)) if e == *blocks => p,
-            _ => gf128_pow(h, *blocks),
-        };
-        cached = Some((*blocks, power));
-        y = gf128_mul(y, power) ^ to_poly(sum);
+impl GHash {
+    /// The GHASH state after `parts` hashed one after another, from the partial sums of each part
+    /// hashed alone from a zero state: `parts` holds `(S_k, c_k)`, `S_k` the state (wire order)
+    /// after part `k`'s `c_k` blocks from zero. Since `Y_(i) = (Y_(i-1) ^ X_i) H` is linear,
+    /// continuing from `Y` instead of zero adds `Y H^(c_k)`; so `Y = Y H^(c_k) ^ S_k` part by part.
+    /// The products use this instance's backend (PCLMULQDQ / PMULL where it has them: the combine
+    /// runs on the calling thread after the parts, so its time is not shared by the workers).
+    /// Constant-time in the data and in H; the exponents are block counts, which are public.
+    pub(crate) fn combine_parts(&self, parts: &[([u8; 16], u64)]) -> [u8; 16] {
+        let mut y = 0u128;
+        let mut cached: Option<(u64, u128)> = None;
+        for (sum, blocks) in parts {
+            // Equal parts (the usual split) share one power.
+            let power = match cached {
+                Some((e, p)) if e == *blocks => p,
+                _ => self.key.pow(*blocks),
+            };
+            cached = Some((*blocks, power));
+            y = self.key.mul(y, power) ^ u128::from_be_bytes(*sum);
+        }
+        if let Some((_, mut p)) = cached {
+            p.zeroize();
+        }
+        y.to_be_bytes()
     }
-    y.reverse_bits().to_be_bytes()
 }
 
-/// `h^e` by square-and-multiply over the bits of the public exponent `e`.
-fn gf128_pow(h: u128, e: u64) -> u128 {
-    // The field's one is the polynomial 1.
-    let mut result = 1u128;
-    let mut base = h;
-    let mut e = e;
-    while e > 0 {
-        if e & 1 == 1 {
-            result = gf128_mul(result, base);
+/// The field's one in GCM's reflected order (a block read as a big-endian integer): the
+/// coefficient of x^0 is bit 127.
+const REFLECTED_ONE: u128 = 1 << 127;
+
+impl HashKey {
+    /// `a b` in GF(2^128), both operands and the result in GCM's reflected order.
+    fn mul(&self, a: u128, b: u128) -> u128 {
+        match self {
+            HashKey::Portable(_) => gf128_mul(a.reverse_bits(), b.reverse_bits()).reverse_bits(),
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Clmul(key, _) => key.mul(a, b),
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Wide(key) => key.mul(a, b),
+            #[cfg(target_arch = "aarch64")]
+            HashKey::Pmull(key) => key.mul(a, b),
         }
-        base = gf128_mul(base, base);
-        e >>= 1;
     }
-    result
+
+    /// H in reflected order.
+    fn h(&self) -> u128 {
+        match self {
+            HashKey::Portable(h) => h.reverse_bits(),
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Clmul(key, _) => key.h(),
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Wide(key) => key.h(),
+            #[cfg(target_arch = "aarch64")]
+            HashKey::Pmull(key) => key.h(),
+        }
+    }
+
+    /// `H^e` (reflected order) by square-and-multiply over the bits of the public exponent `e`.
+    fn pow(&self, e: u64) -> u128 {
+        let mut result = REFLECTED_ONE;
+        let mut base = self.h();
+        let mut e = e;
+        while e > 0 {
+            if e & 1 == 1 {
+                result = self.mul(result, base);
+            }
+            e >>= 1;
+            if e > 0 {
+                base = self.mul(base, base);
+            }
+        }
+        base.zeroize();
+        result
+    }
 }
 
 /// A block in wire order -> the polynomial with bit i = coefficient of x^i.
@@ -450,22 +490,36 @@ mod tests {
                         (p.finalize(), (w[1] - w[0]).div_ceil(16) as u64)
                     })
                     .collect();
-                assert_eq!(combine_parts(&h, &parts), expect, "{backend:?} {bounds:?}");
-                let resumed = g.resume(&combine_parts(&h, &parts[..1]));
+                assert_eq!(g.combine_parts(&parts), expect, "{backend:?} {bounds:?}");
+                let resumed = g.resume(&g.combine_parts(&parts[..1]));
                 assert_eq!(resumed.finalize(), parts[0].0);
             }
         }
     }
 
     #[test]
-    fn powers_of_h() {
-        let h = to_poly(&block("b83b533708bf535d0aa6e52980d53b78"));
-        assert_eq!(gf128_pow(h, 0), 1);
-        assert_eq!(gf128_pow(h, 1), h);
-        let mut p = 1u128;
-        for e in 0..40u64 {
-            assert_eq!(gf128_pow(h, e), p, "e = {e}");
-            p = gf128_mul(p, h);
+    fn powers_of_h_agree_on_every_backend() {
+        let wire = block("b83b533708bf535d0aa6e52980d53b78");
+        let h = to_poly(&wire);
+        for backend in backends() {
+            let key = GHash::with_backend(&wire, backend).unwrap().key.clone();
+            assert_eq!(key.h(), h.reverse_bits(), "{backend:?}");
+            let mut p = 1u128;
+            for e in (0..70u64).chain([1000, 16_384, 65_535, 1 << 20, u64::MAX]) {
+                if e < 70 {
+                    assert_eq!(key.pow(e), p.reverse_bits(), "{backend:?} e = {e}");
+                    p = gf128_mul(p, h);
+                } else {
+                    let portable = GHash::portable(&wire).key.clone().pow(e);
+                    assert_eq!(key.pow(e), portable, "{backend:?} e = {e}");
+                }
+            }
+            let (a, b) = (0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128, u128::MAX);
+            assert_eq!(
+                key.mul(a, b),
+                gf128_mul(a.reverse_bits(), b.reverse_bits()).reverse_bits(),
+                "{backend:?}"
+            );
         }
     }
 

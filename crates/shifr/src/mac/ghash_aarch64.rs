@@ -37,6 +37,17 @@ impl PmullKey {
         Some(PmullKey { powers })
     }
 
+    /// H in reflected order.
+    pub(super) fn h(&self) -> u128 {
+        self.powers[0]
+    }
+
+    /// `a b` in GF(2^128), operands and result in reflected order.
+    pub(super) fn mul(&self, a: u128, b: u128) -> u128 {
+        // SAFETY: a `PmullKey` exists only if the CPU supports PMULL (see `new`).
+        unsafe { mul(a, b) }
+    }
+
     /// `state = GHASH` continued over the whole 16-byte blocks of `blocks` (state in wire order).
     pub(super) fn absorb(&self, state: &mut [u8; 16], blocks: &[u8]) {
         // SAFETY: a `PmullKey` exists only if the CPU supports PMULL (see `new`).

@@ -52,6 +52,17 @@ impl ClmulKey {
         Some(ClmulKey { powers })
     }
 
+    /// H in reflected order.
+    pub(super) fn h(&self) -> u128 {
+        self.powers[0]
+    }
+
+    /// `a b` in GF(2^128), operands and result in reflected order.
+    pub(super) fn mul(&self, a: u128, b: u128) -> u128 {
+        // SAFETY: a `ClmulKey` exists only if the CPU supports PCLMULQDQ (see `new`).
+        unsafe { mul(a, b) }
+    }
+
     /// `state = GHASH` continued over the whole 16-byte blocks of `blocks` (state in wire order).
     pub(super) fn absorb(&self, state: &mut [u8; 16], blocks: &[u8]) {
         // SAFETY: a `ClmulKey` exists only if the CPU supports PCLMULQDQ and SSSE3 (see `new`).
@@ -199,6 +210,16 @@ impl WideKey {
         }
         ascending.zeroize();
         Some(WideKey { powers, narrow })
+    }
+
+    /// H in reflected order.
+    pub(super) fn h(&self) -> u128 {
+        self.narrow.h()
+    }
+
+    /// `a b` in GF(2^128), operands and result in reflected order.
+    pub(super) fn mul(&self, a: u128, b: u128) -> u128 {
+        self.narrow.mul(a, b)
     }
 
     /// `state = GHASH` continued over the whole 16-byte blocks of `blocks` (state in wire order).

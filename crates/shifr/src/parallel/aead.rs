@@ -10,7 +10,7 @@
 //! - **GCM**: part `k` (`c_k` blocks, starting `b_k` blocks into the text) runs CTR from the counter
 //!   `inc32^(b_k)(J0)` and returns GHASH of its ciphertext from a zero state, `S_k`. Hashing from
 //!   `Y` instead of zero adds `Y H^(c_k)`, so the whole GHASH is the fold `Y = Y H^(c_k) ^ S_k` over
-//!   the AAD and the parts, then the length block; `crate::mac::ghash::combine_parts` does that.
+//!   the AAD and the parts, then the length block; `GHash::combine_parts` does that.
 //! - **MGM**: the encryption counter of part `k` is `Y_1` with `b_k` added to its right half (the
 //!   standard's `incr_r` applied `b_k` times), the hash counter `Z_1` with `h + b_k` added to its
 //!   left half (`incr_l`), `h` the AAD's blocks. Products are summed unreduced and reduced once, so
