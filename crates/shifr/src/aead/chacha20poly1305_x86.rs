@@ -6,12 +6,14 @@
 //! after the other.
 //!
 //! Block 0 (the one-time key) and the message's first seven blocks come from one call (four blocks
-//! if the message has at most three; one group and the half-width two-block chain interleaved if
-//! it has four or five; one two-block chain if it has one); the key stream is XORed straight from
-//! the registers into the data, the last partial block with masked loads and stores, so no key
-//! stream buffer is written or wiped on seal. Open authenticates first: the key stream beyond the first call goes to a buffer
-//! (wiped afterwards) while the received ciphertext is absorbed, and the data is decrypted only
-//! once the tag matched.
+//! if the message has at most three; one group and the half-width two-block chain interleaved if it
+//! has four or five; one two-block chain if it has one; on seal, that six-block call if the message
+//! needs later calls and its block count is 0 or 1 modulo 4, so the later calls are as many and as
+//! wide as after seven); the key stream is XORed straight from the registers into the data, the
+//! last partial block with masked loads and stores, so no key stream buffer is written or wiped on
+//! seal. Open authenticates first: the key stream beyond the first call goes to a buffer (wiped
+//! afterwards) while the received ciphertext is absorbed, and the data is decrypted only once the
+//! tag matched.
 //!
 //! Poly1305 here works on two 64-bit limbs and a small third (radix 2^64, the layout of OpenSSL's
 //! 64-bit `poly1305_blocks`): four 64x64->128-bit products per block, each a `mul`/`mulx`, whose
@@ -257,6 +259,7 @@ pub(crate) fn seal(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]
     let mut state = chacha20::setup_state(key, 0, nonce);
     let mut poly;
     let mut done;
+    let mut counter = 0;
     if data.len() <= 64 {
         let [block0, block1] = two_blocks(&state);
         poly = poly_from_block0(block0);
@@ -272,17 +275,27 @@ pub(crate) fn seal(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]
         poly = poly_from_block0(ks[0]);
         xor_into(ks[1..].iter(), data);
         done = data.len();
-    } else {
+    } else if data.len() <= FIRST_BYTES || data.len().div_ceil(64) % 4 > 1 {
         let ks = keystream_absorbing::<2>(&state, 0, &mut Poly::new([0; 4]), &[]);
         poly = poly_from_block0(ks[0][0]);
         done = data.len().min(FIRST_BYTES);
         xor_into(ks.iter().flatten().skip(1), &mut data[..done]);
+        counter = 8;
+    } else {
+        // Blocks 0 to 5 first (the six-block call costs less than two groups), where the data
+        // blocks after block 5 need as many later calls, the last as wide, as those after block 7
+        // (n data blocks, n % 4 of 0 or 1): Poly1305, which needs block 0, starts sooner, for 128
+        // more bytes absorbed after the last call.
+        let ks = six_blocks(&state);
+        poly = poly_from_block0(ks[0]);
+        done = 5 * 64;
+        xor_into(ks[1..].iter(), &mut data[..done]);
+        counter = 6;
     }
     poly.padded(aad);
     // Each later call computes the next eight blocks while absorbing the ciphertext the call
     // before it produced.
     let mut absorbed = 0;
-    let mut counter = 8;
     while done < data.len() {
         let pending = &data[absorbed..done];
         absorbed = done;
