@@ -181,7 +181,8 @@ fn two_blocks(state: &[u32; 16]) -> [__m512i; 2] {
 
 /// Blocks 0 to 5 of the setup `state`: one group of four and the half-width chain for blocks 4
 /// and 5, interleaved, for messages of four or five blocks (two groups would compute two blocks
-/// that go unused, with the same latency).
+/// that go unused) and as the first call of the longer seals whose later calls it leaves as many
+/// and as wide (see [`seal`]).
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn six_blocks(state: &[u32; 16]) -> [__m512i; 6] {
