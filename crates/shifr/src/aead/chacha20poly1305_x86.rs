@@ -6,12 +6,14 @@
 //! after the other.
 //!
 //! Block 0 (the one-time key) and the message's first seven blocks come from one call (four blocks
-//! if the message has at most three; one group and the half-width two-block chain interleaved if
-//! it has four or five; one two-block chain if it has one); the key stream is XORed straight from
-//! the registers into the data, the last partial block with masked loads and stores, so no key
-//! stream buffer is written or wiped on seal. Open authenticates first: the key stream beyond the first call goes to a buffer
-//! (wiped afterwards) while the received ciphertext is absorbed, and the data is decrypted only
-//! once the tag matched.
+//! if the message has at most three; one group and the half-width two-block chain interleaved if it
+//! has four or five; one two-block chain if it has one; on seal, that six-block call if the message
+//! needs later calls and its block count is 0 or 1 modulo 4, so the later calls are as many and as
+//! wide as after seven); the key stream is XORed straight from the registers into the data, the
+//! last partial block with masked loads and stores, so no key stream buffer is written or wiped on
+//! seal. Open authenticates first: the key stream beyond the first call goes to a buffer (wiped
+//! afterwards) while the received ciphertext is absorbed, and the data is decrypted only once the
+//! tag matched.
 //!
 //! Poly1305 here works on two 64-bit limbs and a small third (radix 2^64, the layout of OpenSSL's
 //! 64-bit `poly1305_blocks`): four 64x64->128-bit products per block, each a `mul`/`mulx`, whose
@@ -39,16 +41,22 @@ const STEP_BYTES: usize = 8 * 64;
 /// Key stream bytes an open buffers beyond the first call (whole calls).
 const OPEN_BUF: usize = (STITCH_MAX - FIRST_BYTES).div_ceil(STEP_BYTES) * STEP_BYTES;
 
-/// Poly1305 over radix 2^64: `h = h2 * 2^128 + h1 * 2^64 + h0` (partially reduced, `h2` at most
-/// 4 between blocks), the clamped `r = r1 * 2^64 + r0` with `s1 = r1 + r1 / 4` (`5 * r1 / 4`: the
-/// factor that folds the part of a product at 2^128 and above back, 2^130 = 5 mod p, exact since
-/// the clamp clears the two low bits of `r1`), and the final addend `pad`.
+/// Poly1305 over radix 2^64: `h = h2 * 2^128 + h1 * 2^64 + h0 + fold` (partially reduced, `h2` at
+/// most 3 and `fold` below 2^64 between blocks), the clamped `r = r1 * 2^64 + r0` with
+/// `s1 = r1 + r1 / 4` (`5 * r1 / 4`: the factor that folds the part of a product at 2^128 and above
+/// back, 2^130 = 5 mod p, exact since the clamp clears the two low bits of `r1`), and the final
+/// addend `pad`.
+///
+/// `fold` is the part of the last product at 2^130 and above, times 5, not yet added to the low
+/// limbs: the next block adds it after its message words, so one carry chain, not two in a row,
+/// lies between one block's product and the next block's multiplications.
 #[derive(Zeroize)]
 struct Poly {
     r0: u64,
     r1: u64,
     s1: u64,
     h: [u64; 3],
+    fold: u64,
     pad: [u64; 2],
 }
 
@@ -68,6 +76,7 @@ impl Poly {
             r1,
             s1: r1 + (r1 >> 2),
             h: [0; 3],
+            fold: 0,
             pad: [otk[2], otk[3]],
         }
     }
@@ -76,27 +85,28 @@ impl Poly {
     #[inline(always)]
     fn block(&mut self, m0: u64, m1: u64) {
         let [h0, h1, h2] = self.h;
-        let (h0, c) = h0.overflowing_add(m0);
-        let (h1, c1a) = h1.overflowing_add(m1);
-        let (h1, c1b) = h1.overflowing_add(u64::from(c));
-        let c1 = c1a | c1b;
-        // h2 <= 4 before, so at most 6 here; every product below fits its type: r0, r1 < 2^60,
+        // The message words first (ready before `fold` is), then `fold`.
+        let hm = (u128::from(h1) << 64 | u128::from(h0))
+            .overflowing_add(u128::from(m1) << 64 | u128::from(m0));
+        let a = hm.0.overflowing_add(u128::from(self.fold));
+        let (a0, a1) = (a.0 as u64, (a.0 >> 64) as u64);
+        // h2 <= 3 before, so at most 6 here; every product below fits its type: r0, r1 < 2^60,
         // s1 < 2^61.
-        let h2 = h2 + u64::from(c1) + 1;
+        let a2 = h2 + 1 + u64::from(hm.1) + u64::from(a.1);
         let (r0, r1, s1) = (
             u128::from(self.r0),
             u128::from(self.r1),
             u128::from(self.s1),
         );
-        let d0 = u128::from(h0) * r0 + u128::from(h1) * s1;
-        // h2 * s1 < 2^64: one 64-bit multiplication, not a 128-bit product.
-        let d1 = u128::from(h0) * r1 + u128::from(h1) * r0 + u128::from(h2 * self.s1) + (d0 >> 64);
-        let top = h2 * self.r0 + (d1 >> 64) as u64;
-        // Everything at 2^130 and above, times 5, back into the low limbs.
-        let c = (top >> 2) + (top & !3);
-        let (h0, c0) = (d0 as u64).overflowing_add(c);
-        let (h1, c1) = (d1 as u64).overflowing_add(u64::from(c0));
-        self.h = [h0, h1, (top & 3) + u64::from(c1)];
+        let d0 = u128::from(a0) * r0 + u128::from(a1) * s1;
+        // a2 * s1 < 2^64: one 64-bit multiplication, not a 128-bit product.
+        let d1 = u128::from(a0) * r1 + u128::from(a1) * r0 + u128::from(a2 * self.s1) + (d0 >> 64);
+        // top < 2^63: d0 < 2^124 + 2^124 * 5 / 4, so d0 >> 64 < 2^62; d1 < 2^125 + 2^64 + 2^62,
+        // so d1 >> 64 <= 2^61; and a2 * r0 <= 6 * (2^60 - 1).
+        let top = a2 * self.r0 + (d1 >> 64) as u64;
+        self.h = [d0 as u64, d1 as u64, top & 3];
+        // Everything at 2^130 and above, times 5 (below 2^64 since top < 2^63), for the next block.
+        self.fold = (top >> 2) + (top & !3);
     }
 
     /// Absorbs the whole 16-byte blocks of `data`; bytes after the last whole block are ignored.
@@ -123,6 +133,8 @@ impl Poly {
     fn finish(&mut self, aad_len: usize, ct_len: usize) -> [u8; 16] {
         self.block(aad_len as u64, ct_len as u64);
         let [h0, h1, h2] = self.h;
+        let (h, c) = (u128::from(h1) << 64 | u128::from(h0)).overflowing_add(u128::from(self.fold));
+        let (h0, h1, h2) = (h as u64, (h >> 64) as u64, h2 + u64::from(c));
         // g = h + 5; h >= p exactly when g reaches 2^130 (h < 2^130 + 2^128 < 2p here).
         let (g0, c) = h0.overflowing_add(5);
         let (g1, c) = h1.overflowing_add(u64::from(c));
@@ -169,7 +181,8 @@ fn two_blocks(state: &[u32; 16]) -> [__m512i; 2] {
 
 /// Blocks 0 to 5 of the setup `state`: one group of four and the half-width chain for blocks 4
 /// and 5, interleaved, for messages of four or five blocks (two groups would compute two blocks
-/// that go unused, with the same latency).
+/// that go unused) and as the first call of the longer seals whose later calls it leaves as many
+/// and as wide (see [`seal`]).
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn six_blocks(state: &[u32; 16]) -> [__m512i; 6] {
@@ -247,6 +260,7 @@ pub(crate) fn seal(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]
     let mut state = chacha20::setup_state(key, 0, nonce);
     let mut poly;
     let mut done;
+    let mut counter = 0;
     if data.len() <= 64 {
         let [block0, block1] = two_blocks(&state);
         poly = poly_from_block0(block0);
@@ -262,17 +276,27 @@ pub(crate) fn seal(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]
         poly = poly_from_block0(ks[0]);
         xor_into(ks[1..].iter(), data);
         done = data.len();
-    } else {
+    } else if data.len() <= FIRST_BYTES || data.len().div_ceil(64) % 4 > 1 {
         let ks = keystream_absorbing::<2>(&state, 0, &mut Poly::new([0; 4]), &[]);
         poly = poly_from_block0(ks[0][0]);
         done = data.len().min(FIRST_BYTES);
         xor_into(ks.iter().flatten().skip(1), &mut data[..done]);
+        counter = 8;
+    } else {
+        // Blocks 0 to 5 first (the six-block call costs less than two groups), where the data
+        // blocks after block 5 need as many later calls, the last as wide, as those after block 7
+        // (n data blocks, n % 4 of 0 or 1): Poly1305, which needs block 0, starts sooner, for 128
+        // more bytes absorbed after the last call.
+        let ks = six_blocks(&state);
+        poly = poly_from_block0(ks[0]);
+        done = 5 * 64;
+        xor_into(ks[1..].iter(), &mut data[..done]);
+        counter = 6;
     }
     poly.padded(aad);
     // Each later call computes the next eight blocks while absorbing the ciphertext the call
     // before it produced.
     let mut absorbed = 0;
-    let mut counter = 8;
     while done < data.len() {
         let pending = &data[absorbed..done];
         absorbed = done;
@@ -383,12 +407,15 @@ mod tests {
         crate::cpu::Backend::Avx512.is_supported()
     }
 
-    /// The radix-2^64 Poly1305 against RustCrypto's over random and all-ones keys and messages.
+    /// The radix-2^64 Poly1305 (its fold carried into the next block) against RustCrypto's over
+    /// random and all-ones keys and messages (the clamped `r` and every message word at their
+    /// maxima, so the limbs, `top` and `fold` reach their bounds), for every length 0..=300 and
+    /// around 2 KiB.
     #[test]
     fn poly_matches_rustcrypto() {
         use poly1305::universal_hash::KeyInit as _;
         let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
-        for len in 0..=200usize {
+        for len in (0..=300usize).chain(2000..=2100) {
             for round in 0..4 {
                 let mut key = [0xffu8; 32];
                 let mut aad = vec![0xffu8; len % 37];
