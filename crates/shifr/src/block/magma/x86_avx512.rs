@@ -20,11 +20,11 @@
 
 use core::arch::x86_64::{
     __m256i, __m512i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_permutex2var_epi8,
-    _mm256_set1_epi32, _mm256_set1_epi8, _mm256_slli_epi32, _mm256_srli_epi32,
-    _mm256_ternarylogic_epi32, _mm512_add_epi32, _mm512_add_epi64, _mm512_castsi256_si512,
-    _mm512_inserti64x4, _mm512_loadu_si512, _mm512_permutex2var_epi32, _mm512_permutex2var_epi8,
-    _mm512_permutexvar_epi8, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_epi64,
-    _mm512_set1_epi8, _mm512_set_epi64, _mm512_setzero_si512, _mm512_srli_epi32,
+    _mm256_rol_epi32, _mm256_ror_epi32, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_setzero_si256,
+    _mm256_srli_epi32, _mm256_ternarylogic_epi32, _mm512_add_epi32, _mm512_add_epi64,
+    _mm512_castsi256_si512, _mm512_inserti64x4, _mm512_loadu_si512, _mm512_permutex2var_epi32,
+    _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_rol_epi32, _mm512_set1_epi32,
+    _mm512_set1_epi64, _mm512_set1_epi8, _mm512_set_epi64, _mm512_setzero_si512, _mm512_srli_epi32,
     _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
 };
 
@@ -258,33 +258,27 @@ impl HalfConsts {
     }
 }
 
-/// [`half_round`] on eight lanes. The dependency chain of a round is what a feedback mode waits
-/// for, and on AMD Zen 4 a 256-bit `vpermi2b` has less latency than the 512-bit `vpermb` (which
-/// runs as two halves); the rotation is two shifts per substituted half merged into the XORs,
-/// shorter than `vprold` and an XOR. Two of these side by side cover sixteen lanes in less time per
-/// round than one 512-bit round.
+/// The substitution of an eight-lane round, XORed into a word held rotated: `(b ^ t(x)) <<< 11`
+/// where `b` is the word the round XORs into, rotated right by 11 (`t(x) <<< 11 ^ b` rotated back).
+/// The dependency chain of a round is what a feedback mode waits for, and on AMD Zen 4 a 256-bit
+/// `vpermi2b` has less latency than the 512-bit `vpermb` (which runs as two halves); holding the
+/// XORed word rotated leaves one rotation per round on the chain, where rotating each substituted
+/// half costs two shifts apiece in the shift/shuffle pipes the lookups also need.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
-fn half_round_256(a: __m256i, b: __m256i, k: __m256i, c: &HalfConsts) -> __m256i {
-    let x = _mm256_add_epi32(a, k);
+fn substitute_256(x: __m256i, b_rotated: __m256i, c: &HalfConsts) -> __m256i {
     let low_index = _mm256_ternarylogic_epi32::<0xEA>(x, c.nibble, c.position);
     let high_index =
         _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), c.nibble, c.position);
     let low = _mm256_permutex2var_epi8(c.low[0], low_index, c.low[1]);
     let high = _mm256_permutex2var_epi8(c.high[0], high_index, c.high[1]);
-    let b = _mm256_ternarylogic_epi32::<0x96>(
-        b,
-        _mm256_slli_epi32::<11>(low),
-        _mm256_srli_epi32::<21>(low),
-    );
-    _mm256_ternarylogic_epi32::<0x96>(
-        b,
-        _mm256_slli_epi32::<11>(high),
-        _mm256_srli_epi32::<21>(high),
-    )
+    // The two halves occupy disjoint bits: XORing both into `b` is XORing their OR.
+    _mm256_rol_epi32::<11>(_mm256_ternarylogic_epi32::<0x96>(b_rotated, low, high))
 }
 
-/// [`rounds`] on `H` independent groups of eight lanes.
+/// [`rounds`] on `H` independent groups of eight lanes. Between rounds each group is its input word
+/// `a` and the other word rotated right by 11 ([`substitute_256`]); the rotation of `a`, which
+/// becomes the next round's XORed word, runs beside the round's substitution, off its chain.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
 pub(super) fn rounds_256<const H: usize, const DECRYPT: bool>(
@@ -292,16 +286,28 @@ pub(super) fn rounds_256<const H: usize, const DECRYPT: bool>(
     keys: &[[__m256i; 8]; H],
     c: &HalfConsts,
 ) {
+    let mut a = [_mm256_setzero_si256(); H];
+    let mut b = [_mm256_setzero_si256(); H];
+    let mut last = [_mm256_setzero_si256(); H];
+    for h in 0..H {
+        a[h] = state[h][0];
+        b[h] = _mm256_ror_epi32::<11>(state[h][1]);
+    }
     let mut r = 0;
     while r < 32 {
-        let (k0, k1) = (key_index(DECRYPT, r), key_index(DECRYPT, r + 1));
-        for (s, k) in state.iter_mut().zip(keys) {
-            s[1] = half_round_256(s[0], s[1], k[k0], c);
+        let k = key_index(DECRYPT, r);
+        for h in 0..H {
+            let x = _mm256_add_epi32(a[h], keys[h][k]);
+            let next_b = _mm256_ror_epi32::<11>(a[h]);
+            last[h] = a[h];
+            a[h] = substitute_256(x, b[h], c);
+            b[h] = next_b;
         }
-        for (s, k) in state.iter_mut().zip(keys) {
-            s[0] = half_round_256(s[1], s[0], k[k1], c);
-        }
-        r += 2;
+        r += 1;
+    }
+    // The rounds end without the last swap: the newest word first, as [`rounds`] leaves them.
+    for h in 0..H {
+        state[h] = [a[h], last[h]];
     }
 }
 
