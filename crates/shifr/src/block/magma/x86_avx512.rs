@@ -258,12 +258,9 @@ impl HalfConsts {
     }
 }
 
-/// The substitution of an eight-lane round, XORed into a word held rotated: `(b ^ t(x)) <<< 11`
-/// where `b` is the word the round XORs into, rotated right by 11 (`t(x) <<< 11 ^ b` rotated back).
-/// The dependency chain of a round is what a feedback mode waits for, and on AMD Zen 4 a 256-bit
-/// `vpermi2b` has less latency than the 512-bit `vpermb` (which runs as two halves); holding the
-/// XORed word rotated leaves one rotation per round on the chain, where rotating each substituted
-/// half costs two shifts apiece in the shift/shuffle pipes the lookups also need.
+/// The substitution of an eight-lane round, XORed into a word held rotated: `b_rotated ^ t(x)`,
+/// where `b_rotated` is the word the round XORs into, rotated right by 11, so that the round's
+/// result `b ^ (t(x) <<< 11)` is this rotated left by 11 (see [`rounds_256`]).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
 fn substitute_256(x: __m256i, b_rotated: __m256i, c: &HalfConsts) -> __m256i {
@@ -273,35 +270,48 @@ fn substitute_256(x: __m256i, b_rotated: __m256i, c: &HalfConsts) -> __m256i {
     let low = _mm256_permutex2var_epi8(c.low[0], low_index, c.low[1]);
     let high = _mm256_permutex2var_epi8(c.high[0], high_index, c.high[1]);
     // The two halves occupy disjoint bits: XORing both into `b` is XORing their OR.
-    _mm256_rol_epi32::<11>(_mm256_ternarylogic_epi32::<0x96>(b_rotated, low, high))
+    _mm256_ternarylogic_epi32::<0x96>(b_rotated, low, high)
 }
 
-/// [`rounds`] on `H` independent groups of eight lanes. Between rounds each group is its input word
-/// `a` and the other word rotated right by 11 ([`substitute_256`]); the rotation of `a`, which
-/// becomes the next round's XORed word, runs beside the round's substitution, off its chain.
+/// [`rounds`] on `H` independent groups of eight lanes.
+///
+/// The dependency chain of a round is what a feedback mode waits for, and on AMD Zen 4 a 256-bit
+/// `vpermi2b` has less latency than the 512-bit `vpermb` (which runs as two halves). A round
+/// makes its new word as `u = (b >>> 11) ^ t(x)`, the word itself being `u <<< 11`, and keeps
+/// `u`: two rounds on, when that word is the one XORed into, `u` is it already rotated right by
+/// 11. So a round costs one rotation (of its new word, on the chain), where rotating each
+/// substituted half takes two shifts apiece in the shift/shuffle pipes the lookups also need.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+#[allow(clippy::needless_range_loop)]
 pub(super) fn rounds_256<const H: usize, const DECRYPT: bool>(
     state: &mut [[__m256i; 2]; H],
     keys: &[[__m256i; 8]; H],
     c: &HalfConsts,
 ) {
-    let mut a = [_mm256_setzero_si256(); H];
-    let mut b = [_mm256_setzero_si256(); H];
-    let mut last = [_mm256_setzero_si256(); H];
+    let zero = _mm256_setzero_si256();
+    // `a`: the round's input word, `a_rotated` the same rotated right by 11; `b`: the word the
+    // round XORs into, rotated right by 11; `last`: the input word of the round before (the other
+    // output word after the last round).
+    let mut a = [zero; H];
+    let mut a_rotated = [zero; H];
+    let mut b = [zero; H];
+    let mut last = [zero; H];
     for h in 0..H {
         a[h] = state[h][0];
+        a_rotated[h] = _mm256_ror_epi32::<11>(state[h][0]);
         b[h] = _mm256_ror_epi32::<11>(state[h][1]);
     }
     let mut r = 0;
     while r < 32 {
         let k = key_index(DECRYPT, r);
         for h in 0..H {
-            let x = _mm256_add_epi32(a[h], keys[h][k]);
-            let next_b = _mm256_ror_epi32::<11>(a[h]);
+            let u = substitute_256(_mm256_add_epi32(a[h], keys[h][k]), b[h], c);
+            // The next round's input word is `u <<< 11`; it XORs into this round's input word.
             last[h] = a[h];
-            a[h] = substitute_256(x, b[h], c);
-            b[h] = next_b;
+            b[h] = a_rotated[h];
+            a_rotated[h] = u;
+            a[h] = _mm256_rol_epi32::<11>(u);
         }
         r += 1;
     }
