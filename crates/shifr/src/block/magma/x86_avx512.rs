@@ -21,11 +21,11 @@
 use core::arch::x86_64::{
     __m256i, __m512i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_permutex2var_epi8,
     _mm256_rol_epi32, _mm256_ror_epi32, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_setzero_si256,
-    _mm256_srli_epi32, _mm256_ternarylogic_epi32, _mm512_add_epi32, _mm512_add_epi64,
-    _mm512_castsi256_si512, _mm512_inserti64x4, _mm512_loadu_si512, _mm512_permutex2var_epi32,
-    _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_rol_epi32, _mm512_set1_epi32,
-    _mm512_set1_epi64, _mm512_set1_epi8, _mm512_set_epi64, _mm512_setzero_si512, _mm512_srli_epi32,
-    _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
+    _mm256_slli_epi32, _mm256_srli_epi32, _mm256_ternarylogic_epi32, _mm512_add_epi32,
+    _mm512_add_epi64, _mm512_castsi256_si512, _mm512_inserti64x4, _mm512_loadu_si512,
+    _mm512_permutex2var_epi32, _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_rol_epi32,
+    _mm512_set1_epi32, _mm512_set1_epi64, _mm512_set1_epi8, _mm512_set_epi64, _mm512_setzero_si512,
+    _mm512_srli_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
 };
 
 use zeroize::Zeroize;
@@ -273,6 +273,29 @@ fn substitute_256(x: __m256i, b_rotated: __m256i, c: &HalfConsts) -> __m256i {
     _mm256_ternarylogic_epi32::<0x96>(b_rotated, low, high)
 }
 
+/// `b ^ (t(x) <<< 11)` on eight lanes, each substituted half rotated by two shifts merged into the
+/// XORs: the shortest dependency chain of a round (a shift has less latency than `vprold` on AMD
+/// Zen 4), at two more shift/shuffle-pipe ops per round than [`substitute_256`].
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+fn half_round_256(x: __m256i, b: __m256i, c: &HalfConsts) -> __m256i {
+    let low_index = _mm256_ternarylogic_epi32::<0xEA>(x, c.nibble, c.position);
+    let high_index =
+        _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), c.nibble, c.position);
+    let low = _mm256_permutex2var_epi8(c.low[0], low_index, c.low[1]);
+    let high = _mm256_permutex2var_epi8(c.high[0], high_index, c.high[1]);
+    let b = _mm256_ternarylogic_epi32::<0x96>(
+        b,
+        _mm256_slli_epi32::<11>(low),
+        _mm256_srli_epi32::<21>(low),
+    );
+    _mm256_ternarylogic_epi32::<0x96>(
+        b,
+        _mm256_slli_epi32::<11>(high),
+        _mm256_srli_epi32::<21>(high),
+    )
+}
+
 /// [`rounds`] on `H` independent groups of eight lanes.
 ///
 /// The dependency chain of a round is what a feedback mode waits for, and on AMD Zen 4 a 256-bit
@@ -281,6 +304,8 @@ fn substitute_256(x: __m256i, b_rotated: __m256i, c: &HalfConsts) -> __m256i {
 /// `u`: two rounds on, when that word is the one XORed into, `u` is it already rotated right by
 /// 11. So a round costs one rotation (of its new word, on the chain), where rotating each
 /// substituted half takes two shifts apiece in the shift/shuffle pipes the lookups also need.
+/// That keeps two groups side by side from contending for those pipes; a single group has them
+/// to itself and runs the shorter chain of [`half_round_256`] instead.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
 #[allow(clippy::needless_range_loop)]
@@ -289,6 +314,18 @@ pub(super) fn rounds_256<const H: usize, const DECRYPT: bool>(
     keys: &[[__m256i; 8]; H],
     c: &HalfConsts,
 ) {
+    if H == 1 {
+        let mut r = 0;
+        while r < 32 {
+            let (k0, k1) = (key_index(DECRYPT, r), key_index(DECRYPT, r + 1));
+            for (s, k) in state.iter_mut().zip(keys) {
+                s[1] = half_round_256(_mm256_add_epi32(s[0], k[k0]), s[1], c);
+                s[0] = half_round_256(_mm256_add_epi32(s[1], k[k1]), s[0], c);
+            }
+            r += 2;
+        }
+        return;
+    }
     let zero = _mm256_setzero_si256();
     // `a`: the round's input word, `a_rotated` the same rotated right by 11; `b`: the word the
     // round XORs into, rotated right by 11; `last`: the input word of the round before (the other
