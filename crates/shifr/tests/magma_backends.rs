@@ -320,8 +320,13 @@ fn reference_feedback<C: BlockCipher>(c: &C, mode: usize, iv: &[u8], data: &mut 
 /// block: 1..=40 streams (one and two groups of sixteen lanes, partial groups), every mode, run
 /// lengths around the kernel's one-block look-ahead.
 fn check_feedback<C: BlockCipher>(make: Make<C>) {
+    check_feedback_shapes(make, &(1..=40).collect::<Vec<_>>(), &[0, 1, 2, 3, 9]);
+}
+
+/// [`check_feedback`] for `streams` counts of streams of each length in `blocks` (in blocks).
+fn check_feedback_shapes<C: BlockCipher>(make: Make<C>, streams: &[usize], blocks: &[usize]) {
     for b in simd_backends() {
-        for n in 1..=40 {
+        for &n in streams {
             let sbox = SBox::ALL[n % SBox::ALL.len()];
             let keys: Vec<Vec<u8>> = (0..n).map(|_| random_bytes(32)).collect();
             let fast: Vec<C> = keys.iter().map(|k| make(k, sbox, b).unwrap()).collect();
@@ -330,7 +335,7 @@ fn check_feedback<C: BlockCipher>(make: Make<C>) {
                 .map(|k| make(k, sbox, Backend::Portable).unwrap())
                 .collect();
             let refs: Vec<&C> = fast.iter().collect();
-            for blocks in [0usize, 1, 2, 3, 9] {
+            for &blocks in blocks {
                 for mode in 0..5 {
                     let ivs = random_bytes(8 * n);
                     let input: Vec<Vec<u8>> = (0..n).map(|_| random_bytes(8 * blocks)).collect();
@@ -376,4 +381,40 @@ fn magma_feedback_lanes_match_portable() {
 #[test]
 fn gost28147_feedback_lanes_match_portable() {
     check_feedback(Gost28147::with_backend);
+}
+
+/// Stream counts around the groups of eight and sixteen lanes, and lengths around the kernel's
+/// batches of four blocks per stream, up to 600 bytes.
+const FEEDBACK_STREAMS: &[usize] = &[1, 7, 8, 9, 15, 16, 17, 31, 32, 33];
+const FEEDBACK_BLOCKS: &[usize] = &[4, 5, 6, 7, 8, 11, 12, 13, 64, 75];
+
+#[test]
+fn magma_feedback_lanes_match_portable_in_batches() {
+    check_feedback_shapes(Magma::with_backend, FEEDBACK_STREAMS, FEEDBACK_BLOCKS);
+}
+
+#[test]
+fn gost28147_feedback_lanes_match_portable_in_batches() {
+    check_feedback_shapes(Gost28147::with_backend, FEEDBACK_STREAMS, FEEDBACK_BLOCKS);
+}
+
+/// Streams of different lengths (or lengths that are not whole blocks) are not the kernel's
+/// shape: declined, nothing touched.
+#[test]
+fn feedback_lanes_decline_other_shapes() {
+    for b in simd_backends() {
+        let c = Magma::with_backend(&random_bytes(32), SBox::default(), b).unwrap();
+        for lens in [[64usize, 56], [64, 72], [60, 60], [4, 4]] {
+            let input: Vec<Vec<u8>> = lens.iter().map(|&l| random_bytes(l)).collect();
+            let ivs = random_bytes(16);
+            let (mut data, mut registers) = (input.clone(), ivs.clone());
+            let mut streams: Vec<&mut [u8]> = data.iter_mut().map(Vec::as_mut_slice).collect();
+            assert!(!Magma::feedback_lanes(
+                &[&c, &c],
+                &mut registers,
+                Feedback::CfbEncrypt(&mut streams)
+            ));
+            assert_eq!((&data, &registers), (&input, &ivs), "{b:?} {lens:?}");
+        }
+    }
 }

@@ -20,12 +20,12 @@
 
 use core::arch::x86_64::{
     __m256i, __m512i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_permutex2var_epi8,
-    _mm256_set1_epi32, _mm256_set1_epi8, _mm256_slli_epi32, _mm256_srli_epi32,
-    _mm256_ternarylogic_epi32, _mm512_add_epi32, _mm512_add_epi64, _mm512_castsi256_si512,
-    _mm512_inserti64x4, _mm512_loadu_si512, _mm512_permutex2var_epi32, _mm512_permutex2var_epi8,
-    _mm512_permutexvar_epi8, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_epi64,
-    _mm512_set1_epi8, _mm512_set_epi64, _mm512_setzero_si512, _mm512_srli_epi32,
-    _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
+    _mm256_rol_epi32, _mm256_ror_epi32, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_setzero_si256,
+    _mm256_slli_epi32, _mm256_srli_epi32, _mm256_ternarylogic_epi32, _mm512_add_epi32,
+    _mm512_add_epi64, _mm512_castsi256_si512, _mm512_inserti64x4, _mm512_loadu_si512,
+    _mm512_permutex2var_epi32, _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_rol_epi32,
+    _mm512_set1_epi32, _mm512_set1_epi64, _mm512_set1_epi8, _mm512_set_epi64, _mm512_setzero_si512,
+    _mm512_srli_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
 };
 
 use zeroize::Zeroize;
@@ -258,15 +258,27 @@ impl HalfConsts {
     }
 }
 
-/// [`half_round`] on eight lanes. The dependency chain of a round is what a feedback mode waits
-/// for, and on AMD Zen 4 a 256-bit `vpermi2b` has less latency than the 512-bit `vpermb` (which
-/// runs as two halves); the rotation is two shifts per substituted half merged into the XORs,
-/// shorter than `vprold` and an XOR. Two of these side by side cover sixteen lanes in less time per
-/// round than one 512-bit round.
+/// The substitution of an eight-lane round, XORed into a word held rotated: `b_rotated ^ t(x)`,
+/// where `b_rotated` is the word the round XORs into, rotated right by 11, so that the round's
+/// result `b ^ (t(x) <<< 11)` is this rotated left by 11 (see [`rounds_256`]).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
-fn half_round_256(a: __m256i, b: __m256i, k: __m256i, c: &HalfConsts) -> __m256i {
-    let x = _mm256_add_epi32(a, k);
+fn substitute_256(x: __m256i, b_rotated: __m256i, c: &HalfConsts) -> __m256i {
+    let low_index = _mm256_ternarylogic_epi32::<0xEA>(x, c.nibble, c.position);
+    let high_index =
+        _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), c.nibble, c.position);
+    let low = _mm256_permutex2var_epi8(c.low[0], low_index, c.low[1]);
+    let high = _mm256_permutex2var_epi8(c.high[0], high_index, c.high[1]);
+    // The two halves occupy disjoint bits: XORing both into `b` is XORing their OR.
+    _mm256_ternarylogic_epi32::<0x96>(b_rotated, low, high)
+}
+
+/// `b ^ (t(x) <<< 11)` on eight lanes, each substituted half rotated by two shifts merged into the
+/// XORs: the shortest dependency chain of a round (a shift has less latency than `vprold` on AMD
+/// Zen 4), at two more shift/shuffle-pipe ops per round than [`substitute_256`].
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+fn half_round_256(x: __m256i, b: __m256i, c: &HalfConsts) -> __m256i {
     let low_index = _mm256_ternarylogic_epi32::<0xEA>(x, c.nibble, c.position);
     let high_index =
         _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), c.nibble, c.position);
@@ -285,23 +297,64 @@ fn half_round_256(a: __m256i, b: __m256i, k: __m256i, c: &HalfConsts) -> __m256i
 }
 
 /// [`rounds`] on `H` independent groups of eight lanes.
+///
+/// The dependency chain of a round is what a feedback mode waits for, and on AMD Zen 4 a 256-bit
+/// `vpermi2b` has less latency than the 512-bit `vpermb` (which runs as two halves). A round
+/// makes its new word as `u = (b >>> 11) ^ t(x)`, the word itself being `u <<< 11`, and keeps
+/// `u`: two rounds on, when that word is the one XORed into, `u` is it already rotated right by
+/// 11. So a round costs one rotation (of its new word, on the chain), where rotating each
+/// substituted half takes two shifts apiece in the shift/shuffle pipes the lookups also need.
+/// That keeps two groups side by side from contending for those pipes; a single group has them
+/// to itself and runs the shorter chain of [`half_round_256`] instead.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+#[allow(clippy::needless_range_loop)]
 pub(super) fn rounds_256<const H: usize, const DECRYPT: bool>(
     state: &mut [[__m256i; 2]; H],
     keys: &[[__m256i; 8]; H],
     c: &HalfConsts,
 ) {
+    if H == 1 {
+        let mut r = 0;
+        while r < 32 {
+            let (k0, k1) = (key_index(DECRYPT, r), key_index(DECRYPT, r + 1));
+            for (s, k) in state.iter_mut().zip(keys) {
+                s[1] = half_round_256(_mm256_add_epi32(s[0], k[k0]), s[1], c);
+                s[0] = half_round_256(_mm256_add_epi32(s[1], k[k1]), s[0], c);
+            }
+            r += 2;
+        }
+        return;
+    }
+    let zero = _mm256_setzero_si256();
+    // `a`: the round's input word, `a_rotated` the same rotated right by 11; `b`: the word the
+    // round XORs into, rotated right by 11; `last`: the input word of the round before (the other
+    // output word after the last round).
+    let mut a = [zero; H];
+    let mut a_rotated = [zero; H];
+    let mut b = [zero; H];
+    let mut last = [zero; H];
+    for h in 0..H {
+        a[h] = state[h][0];
+        a_rotated[h] = _mm256_ror_epi32::<11>(state[h][0]);
+        b[h] = _mm256_ror_epi32::<11>(state[h][1]);
+    }
     let mut r = 0;
     while r < 32 {
-        let (k0, k1) = (key_index(DECRYPT, r), key_index(DECRYPT, r + 1));
-        for (s, k) in state.iter_mut().zip(keys) {
-            s[1] = half_round_256(s[0], s[1], k[k0], c);
+        let k = key_index(DECRYPT, r);
+        for h in 0..H {
+            let u = substitute_256(_mm256_add_epi32(a[h], keys[h][k]), b[h], c);
+            // The next round's input word is `u <<< 11`; it XORs into this round's input word.
+            last[h] = a[h];
+            b[h] = a_rotated[h];
+            a_rotated[h] = u;
+            a[h] = _mm256_rol_epi32::<11>(u);
         }
-        for (s, k) in state.iter_mut().zip(keys) {
-            s[0] = half_round_256(s[1], s[0], k[k1], c);
-        }
-        r += 2;
+        r += 1;
+    }
+    // The rounds end without the last swap: the newest word first, as [`rounds`] leaves them.
+    for h in 0..H {
+        state[h] = [a[h], last[h]];
     }
 }
 

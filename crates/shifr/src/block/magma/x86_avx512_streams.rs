@@ -7,30 +7,36 @@
 //! this kernel adds is that everything that does not change from block to block stays in
 //! registers for the whole call: the transposed round keys of every lane, the S-box tables, and
 //! the chaining values, kept in the split `(a_0, a_1)` form the rounds work on (so the feedback
-//! costs no shuffle at all, only a `vpxord`). Block `j` of sixteen streams is fetched with two
-//! `vpgatherqq` (eight streams each, one 64-bit address per lane) and split into its `a_0` and
-//! `a_1` registers by the same two `vpermi2b` as in `x86_avx512` (which also apply the layout's
-//! byte order); results go back through the inverse `vpermi2b` pair and two `vpscatterqq`.
+//! costs no shuffle at all, only a `vpxord`).
 //!
-//! The chain from block to block is latency-bound (32 dependent rounds), so the kernel keeps
-//! everything else off it and out of its way: the next block is gathered before the rounds of this
-//! one start, and the previous block is scattered only after them, so that both are ready to run in
-//! the ports the rounds leave idle instead of competing with them for the shuffle port at the start
-//! of a block. The chaining values are held as eight-lane (256-bit) halves. Up to eight streams (a
-//! single-stream chain included) run their rounds as one group of eight lanes and up to sixteen as
-//! two interleaved groups (`x86_avx512::rounds_256`, whose round has the shorter dependency chain
-//! on AMD Zen 4 than the 512-bit round); with more than sixteen, the two
-//! 512-bit groups of `x86_avx512::rounds` interleave, where four 256-bit groups would be bound by
-//! the issue of their rounds rather than by latency.
+//! Up to sixteen streams (a single-stream chain included) run as one or two interleaved groups of
+//! eight lanes (`x86_avx512::rounds_256`, whose round has the shorter dependency chain on AMD Zen
+//! 4 than the 512-bit round). Their blocks come and go four at a time per stream: a 32-byte row
+//! of each stream is read with plain loads (masked ones for a last, shorter batch) and turned into
+//! the `a_0` and `a_1` lane registers of its four blocks by in-lane shuffles, which also apply the
+//! layout's byte order, and the results go back the same way. Gathers and scatters, one per block
+//! and eight lanes, are microcoded on Zen 4 and hold up the issue of the rounds around them.
+//!
+//! With more than sixteen streams, the two 512-bit groups of `x86_avx512::rounds` interleave
+//! (four 256-bit groups would be bound by the issue of their rounds rather than by latency), and
+//! block `j` of sixteen streams is fetched with two `vpgatherqq` (eight streams each, one 64-bit
+//! address per lane), split into its `a_0` and `a_1` registers by the same two `vpermi2b` as in
+//! `x86_avx512`, and written back through the inverse `vpermi2b` pair and two `vpscatterqq`. The
+//! next block is gathered before the rounds of this one start, and the previous block is
+//! scattered only after them, so that both run in the ports the rounds leave idle.
 //!
 //! Constant-time like the rest of the AVX-512 backend: register lookups only; the addresses
 //! touched depend only on where the (public) streams are and on their (public) lengths.
 
 use core::arch::x86_64::{
-    __m256i, __m512i, __mmask8, _mm256_setzero_si256, _mm256_xor_si256, _mm512_castsi256_si512,
+    __m256i, __m512i, __mmask8, _mm256_castsi128_si256, _mm256_castsi256_si128,
+    _mm256_extracti128_si256, _mm256_inserti128_si256, _mm256_loadu_si256,
+    _mm256_permutex2var_epi8, _mm256_setzero_si256, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
+    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_xor_si256, _mm512_castsi256_si512,
     _mm512_castsi512_si256, _mm512_extracti64x4_epi64, _mm512_inserti64x4, _mm512_loadu_si512,
     _mm512_mask_i64gather_epi64, _mm512_mask_i64scatter_epi64, _mm512_mask_storeu_epi8,
-    _mm512_maskz_loadu_epi8, _mm512_setzero_si512,
+    _mm512_maskz_loadu_epi8, _mm512_setzero_si512, _mm_loadu_si128, _mm_mask_storeu_epi32,
+    _mm_maskz_loadu_epi32, _mm_setzero_si128, _mm_storeu_si128,
 };
 
 use super::nibble::NibbleTables;
@@ -89,6 +95,7 @@ unsafe fn feedback(
 ) {
     let c = Consts::new(tables, layout);
     let half = HalfConsts::new(tables);
+    let transpose = Transpose::new(layout);
     let mode = match run {
         Feedback::CbcEncrypt(_) => CBC,
         Feedback::CfbEncrypt(_) => CFB_ENCRYPT,
@@ -106,30 +113,27 @@ unsafe fn feedback(
         let k = Kernel {
             c: &c,
             half: &half,
+            transpose: &transpose,
             blocks,
         };
         // SAFETY: the streams of `part` are streams of `run`, each with `8 * blocks` bytes.
         unsafe {
             match (keys.len().div_ceil(HALF), mode) {
-                (0 | 1, CBC) => k.chunk::<1, 1, true, CBC>(keys, registers, &mut part),
-                (0 | 1, CFB_ENCRYPT) => {
-                    k.chunk::<1, 1, true, CFB_ENCRYPT>(keys, registers, &mut part)
-                }
-                (0 | 1, CFB_DECRYPT) => {
-                    k.chunk::<1, 1, true, CFB_DECRYPT>(keys, registers, &mut part)
-                }
-                (0 | 1, OFB) => k.chunk::<1, 1, true, OFB>(keys, registers, &mut part),
-                (0 | 1, _) => k.chunk::<1, 1, true, MAC>(keys, registers, &mut part),
-                (2, CBC) => k.chunk::<1, 2, true, CBC>(keys, registers, &mut part),
-                (2, CFB_ENCRYPT) => k.chunk::<1, 2, true, CFB_ENCRYPT>(keys, registers, &mut part),
-                (2, CFB_DECRYPT) => k.chunk::<1, 2, true, CFB_DECRYPT>(keys, registers, &mut part),
-                (2, OFB) => k.chunk::<1, 2, true, OFB>(keys, registers, &mut part),
-                (2, _) => k.chunk::<1, 2, true, MAC>(keys, registers, &mut part),
-                (_, CBC) => k.chunk::<2, 4, false, CBC>(keys, registers, &mut part),
-                (_, CFB_ENCRYPT) => k.chunk::<2, 4, false, CFB_ENCRYPT>(keys, registers, &mut part),
-                (_, CFB_DECRYPT) => k.chunk::<2, 4, false, CFB_DECRYPT>(keys, registers, &mut part),
-                (_, OFB) => k.chunk::<2, 4, false, OFB>(keys, registers, &mut part),
-                (_, _) => k.chunk::<2, 4, false, MAC>(keys, registers, &mut part),
+                (0 | 1, CBC) => k.narrow::<1, CBC>(keys, registers, &mut part),
+                (0 | 1, CFB_ENCRYPT) => k.narrow::<1, CFB_ENCRYPT>(keys, registers, &mut part),
+                (0 | 1, CFB_DECRYPT) => k.narrow::<1, CFB_DECRYPT>(keys, registers, &mut part),
+                (0 | 1, OFB) => k.narrow::<1, OFB>(keys, registers, &mut part),
+                (0 | 1, _) => k.narrow::<1, MAC>(keys, registers, &mut part),
+                (2, CBC) => k.narrow::<2, CBC>(keys, registers, &mut part),
+                (2, CFB_ENCRYPT) => k.narrow::<2, CFB_ENCRYPT>(keys, registers, &mut part),
+                (2, CFB_DECRYPT) => k.narrow::<2, CFB_DECRYPT>(keys, registers, &mut part),
+                (2, OFB) => k.narrow::<2, OFB>(keys, registers, &mut part),
+                (2, _) => k.narrow::<2, MAC>(keys, registers, &mut part),
+                (_, CBC) => k.chunk::<CBC>(keys, registers, &mut part),
+                (_, CFB_ENCRYPT) => k.chunk::<CFB_ENCRYPT>(keys, registers, &mut part),
+                (_, CFB_DECRYPT) => k.chunk::<CFB_DECRYPT>(keys, registers, &mut part),
+                (_, OFB) => k.chunk::<OFB>(keys, registers, &mut part),
+                (_, _) => k.chunk::<MAC>(keys, registers, &mut part),
             }
         }
     }
@@ -184,11 +188,142 @@ impl Lanes {
     }
 }
 
+/// Blocks per batch of the eight-lane path: a stream's 32-byte row of four blocks fills a 256-bit
+/// register.
+const BATCH: usize = 4;
+
+/// `vpermi2b` indices of the first transposition step of [`Kernel::load_batch`] (`high`: the upper
+/// dword pair of each 128-bit lane): the dword interleave of `vpunpck{l,h}dq` on rows whose 8-byte
+/// blocks are first reversed for the big-endian layout, so that a block's `a_0` word is its first
+/// dword and `a_1` its second.
+const fn load_index(big_endian: bool, high: bool) -> [u8; 32] {
+    let mut idx = [0u8; 32];
+    let mut p = 0;
+    while p < 32 {
+        let (lane, q) = (p / 16, p % 16);
+        let (d, k) = (q / 4, q % 4);
+        let source = d % 2;
+        let dword = d / 2 + if high { 2 } else { 0 };
+        let byte = 4 * dword + k;
+        let byte = if big_endian { byte ^ 7 } else { byte };
+        idx[p] = (32 * source + 16 * lane + byte) as u8;
+        p += 1;
+    }
+    idx
+}
+
+/// `vpermi2b` indices of the last transposition step of [`Kernel::store_batch`]: the qword
+/// interleave of `vpunpck{l,h}qdq`, each 8-byte block then reversed for the big-endian layout.
+const fn store_index(big_endian: bool, high: bool) -> [u8; 32] {
+    let mut idx = [0u8; 32];
+    let mut p = 0;
+    while p < 32 {
+        let (lane, q) = (p / 16, p % 16);
+        let (source, k) = (q / 8, q % 8);
+        let k = if big_endian { k ^ 7 } else { k };
+        idx[p] = (32 * source + 16 * lane + if high { 8 } else { 0 } + k) as u8;
+        p += 1;
+    }
+    idx
+}
+
+/// The four index vectors of one layout: `[load low, load high, store low, store high]`.
+const fn transpose_indices(big_endian: bool) -> [[u8; 32]; 4] {
+    [
+        load_index(big_endian, false),
+        load_index(big_endian, true),
+        store_index(big_endian, false),
+        store_index(big_endian, true),
+    ]
+}
+
+static TRANSPOSE_BIG_ENDIAN: [[u8; 32]; 4] = transpose_indices(true);
+static TRANSPOSE_GOST89: [[u8; 32]; 4] = transpose_indices(false);
+
+/// The layout's shuffles between the rows of eight streams (four blocks each) and the `[a_0, a_1]`
+/// lane columns of their blocks, in registers.
+struct Transpose {
+    load: [__m256i; 2],
+    store: [__m256i; 2],
+}
+
+impl Transpose {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+    fn new(layout: Layout) -> Transpose {
+        let t = match layout {
+            Layout::BigEndian => &TRANSPOSE_BIG_ENDIAN,
+            Layout::Gost89 => &TRANSPOSE_GOST89,
+        };
+        // SAFETY: each index vector is 32 readable bytes; `loadu` has no alignment requirement.
+        let v: [__m256i; 4] = unsafe {
+            [
+                _mm256_loadu_si256(t[0].as_ptr().cast()),
+                _mm256_loadu_si256(t[1].as_ptr().cast()),
+                _mm256_loadu_si256(t[2].as_ptr().cast()),
+                _mm256_loadu_si256(t[3].as_ptr().cast()),
+            ]
+        };
+        Transpose {
+            load: [v[0], v[1]],
+            store: [v[2], v[3]],
+        }
+    }
+}
+
+/// The streams of one eight-lane group: lane `l < live` is the stream at `read[l]` (and `write[l]`,
+/// null for the read-only streams of [`Feedback::CbcMac`]).
+#[derive(Clone, Copy)]
+struct Rows {
+    read: [*const u8; HALF],
+    write: [*mut u8; HALF],
+    live: usize,
+}
+
+impl Rows {
+    /// A group without streams.
+    const NONE: Rows = Rows {
+        read: [core::ptr::null(); HALF],
+        write: [core::ptr::null_mut(); HALF],
+        live: 0,
+    };
+
+    /// Streams `8 * h ..` (up to eight) of `streams`.
+    fn new(streams: &mut Feedback, h: usize, write: bool) -> Rows {
+        let mut rows = Rows::NONE;
+        for l in 0..HALF {
+            let i = HALF * h + l;
+            if write {
+                let Some(s) = streams.stream_mut(i) else {
+                    break;
+                };
+                rows.write[l] = s.as_mut_ptr();
+                rows.read[l] = rows.write[l];
+            } else {
+                let Some(s) = streams.stream(i) else {
+                    break;
+                };
+                rows.read[l] = s.as_ptr();
+            }
+            rows.live += 1;
+        }
+        rows
+    }
+}
+
+/// The dword mask of the first `dwords` (clamped to 4) dwords of a 128-bit register.
+#[inline(always)]
+fn dword_mask(dwords: usize) -> __mmask8 {
+    ((1u8 << dwords.min(4)) - 1) as __mmask8
+}
+
 /// What a chunk of up to 32 streams shares.
 struct Kernel<'c> {
     c: &'c Consts,
     /// The tables of the eight-lane rounds the chains run on.
     half: &'c HalfConsts,
+    /// The shuffles between stream rows and lane columns of the eight-lane groups.
+    transpose: &'c Transpose,
     /// Blocks per stream.
     blocks: usize,
 }
@@ -304,42 +439,205 @@ impl Kernel<'_> {
         }
     }
 
-    /// Every block of the (at most 32) streams, `G` groups of sixteen lanes. Blocks come and go
-    /// sixteen lanes at a time (gathers, scatters and their shuffles are 512-bit); the chaining
-    /// values are `H = 2 * G` eight-lane halves (`H = 1` for at most eight streams), and the
-    /// rounds run on them as they are ([`rounds_256`], `NARROW`, for one group) or joined into the
-    /// 512-bit groups of [`rounds`].
+    /// Blocks `j .. j + m` (`m` = 1..=4) of the streams of `rows` as their lane columns: entry `b`
+    /// is `[a_0, a_1]` of block `j + b` of the eight lanes (zero in lanes without a stream and in
+    /// entries past `m`). Each stream's two 16-byte halves of its row go to the 128-bit lanes of
+    /// two registers (streams `i` and `i + 4` side by side), so that two in-lane 4 x 4 dword
+    /// transpositions put the eight streams of a block in order without a cross-lane shuffle.
     ///
     /// # Safety
-    /// Every stream of `streams` holds at least `8 * self.blocks` bytes.
+    /// `j + m <= self.blocks`, and every stream of `rows` holds at least `8 * self.blocks` bytes.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
-    unsafe fn chunk<const G: usize, const H: usize, const NARROW: bool, const MODE: u8>(
+    unsafe fn load_batch(&self, rows: &Rows, j: usize, m: usize) -> [[__m256i; 2]; BATCH] {
+        let zero = _mm256_setzero_si256();
+        let mut out = [[zero; 2]; BATCH];
+        #[allow(clippy::needless_range_loop)]
+        for half in 0..2 {
+            // Blocks j + 2 * half and j + 2 * half + 1: two dwords each.
+            let dwords = (2 * m).saturating_sub(4 * half);
+            if dwords == 0 {
+                break;
+            }
+            let mut x = [zero; 4];
+            for (i, x) in x.iter_mut().enumerate() {
+                // A plain loop, not a closure: a closure would be compiled without this
+                // function's target features, and the intrinsics in it not inlined.
+                let mut pair = [_mm_setzero_si128(); 2];
+                for (v, l) in pair.iter_mut().zip([i, i + 4]) {
+                    if l >= rows.live {
+                        continue;
+                    }
+                    let p = rows.read[l].wrapping_add(8 * (j + 2 * half));
+                    // SAFETY: the first `dwords` dwords at `p` lie in blocks `j..j + m` of stream
+                    // `l` (the caller's contract); a masked load reads only those.
+                    *v = unsafe {
+                        if dwords >= 4 {
+                            _mm_loadu_si128(p.cast())
+                        } else {
+                            _mm_maskz_loadu_epi32(dword_mask(dwords), p.cast())
+                        }
+                    };
+                }
+                let [low, high] = pair;
+                *x = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(low), high);
+            }
+            let t = &self.transpose.load;
+            let t0 = _mm256_permutex2var_epi8(x[0], t[0], x[1]);
+            let t1 = _mm256_permutex2var_epi8(x[0], t[1], x[1]);
+            let t2 = _mm256_permutex2var_epi8(x[2], t[0], x[3]);
+            let t3 = _mm256_permutex2var_epi8(x[2], t[1], x[3]);
+            out[2 * half] = [_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2)];
+            out[2 * half + 1] = [_mm256_unpacklo_epi64(t1, t3), _mm256_unpackhi_epi64(t1, t3)];
+        }
+        out
+    }
+
+    /// The inverse of [`Kernel::load_batch`]: writes entry `b < m` of `columns` (the `a_0`-slot
+    /// and `a_1`-slot words of block `j + b` of each lane) to the streams of `rows`.
+    ///
+    /// # Safety
+    /// As for [`Kernel::load_batch`], and the streams of `rows` are writable (`write` set).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+    unsafe fn store_batch(&self, rows: &Rows, j: usize, m: usize, columns: &[[__m256i; 2]; BATCH]) {
+        for half in 0..2 {
+            let dwords = (2 * m).saturating_sub(4 * half);
+            if dwords == 0 {
+                break;
+            }
+            let ([y0, y1], [y2, y3]) = (columns[2 * half], columns[2 * half + 1]);
+            let t0 = _mm256_unpacklo_epi32(y0, y1);
+            let t1 = _mm256_unpackhi_epi32(y0, y1);
+            let t2 = _mm256_unpacklo_epi32(y2, y3);
+            let t3 = _mm256_unpackhi_epi32(y2, y3);
+            let t = &self.transpose.store;
+            let x = [
+                _mm256_permutex2var_epi8(t0, t[0], t2),
+                _mm256_permutex2var_epi8(t0, t[1], t2),
+                _mm256_permutex2var_epi8(t1, t[0], t3),
+                _mm256_permutex2var_epi8(t1, t[1], t3),
+            ];
+            for (i, x) in x.into_iter().enumerate() {
+                let halves = [_mm256_castsi256_si128(x), _mm256_extracti128_si256::<1>(x)];
+                for (l, v) in [i, i + 4].into_iter().zip(halves) {
+                    if l >= rows.live {
+                        continue;
+                    }
+                    let p = rows.write[l].wrapping_add(8 * (j + 2 * half));
+                    // SAFETY: the first `dwords` dwords at `p` lie in blocks `j..j + m` of stream
+                    // `l`, writable (the caller's contract); a masked store writes only those.
+                    unsafe {
+                        if dwords >= 4 {
+                            _mm_storeu_si128(p.cast(), v);
+                        } else {
+                            _mm_mask_storeu_epi32(p.cast(), dword_mask(dwords), v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every block of up to sixteen streams as `H` eight-lane groups (`H = 1` for at most eight),
+    /// whose rounds ([`rounds_256`]) interleave. Blocks come and go in batches of four per stream
+    /// with plain loads and stores, moved between stream rows and lane columns in registers
+    /// ([`Kernel::load_batch`]); the chaining values stay in lane form throughout.
+    ///
+    /// # Safety
+    /// `keys.len() <= 8 * H`, and every stream of `streams` holds at least `8 * self.blocks` bytes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+    unsafe fn narrow<const H: usize, const MODE: u8>(
         &self,
         keys: &[&[u32; 8]],
         registers: &mut [u8],
         streams: &mut Feedback,
     ) {
-        debug_assert!(H == 2 * G || (NARROW && G == 1 && H == 1));
         let zero = _mm256_setzero_si256();
+        let words = lane_keys(keys);
         let mut round_keys = [[zero; 8]; H];
+        for w in 0..8 {
+            round_keys[0][w] = _mm512_castsi512_si256(words[w]);
+            if let Some(high) = round_keys.get_mut(1) {
+                high[w] = _mm512_extracti64x4_epi64::<1>(words[w]);
+            }
+        }
+        let mut chain = [[zero; 2]; H];
+        put(&mut chain, 0, halves(self.load_registers(registers)));
+        let mut rows = [Rows::NONE; H];
+        for (h, rows) in rows.iter_mut().enumerate() {
+            *rows = Rows::new(streams, h, MODE != MAC);
+        }
+        let mut j = 0;
+        while j < self.blocks {
+            let m = (self.blocks - j).min(BATCH);
+            let mut input = [[[zero; 2]; BATCH]; H];
+            for (input, rows) in input.iter_mut().zip(&rows) {
+                // SAFETY: `j + m <= self.blocks`.
+                *input = unsafe { self.load_batch(rows, j, m) };
+            }
+            let mut output = [[[zero; 2]; BATCH]; H];
+            for b in 0..m {
+                let mut state = chain;
+                if MODE == CBC || MODE == MAC {
+                    for (state, input) in state.iter_mut().zip(&input) {
+                        state[0] = _mm256_xor_si256(state[0], input[b][0]);
+                        state[1] = _mm256_xor_si256(state[1], input[b][1]);
+                    }
+                }
+                rounds_256::<H, false>(&mut state, &round_keys, self.half);
+                for h in 0..H {
+                    // The rounds end without the last swap: the a_0 word is in state[h][1].
+                    let y = [state[h][1], state[h][0]];
+                    let p = input[h][b];
+                    let out = match MODE {
+                        CBC | MAC => y,
+                        _ => [_mm256_xor_si256(p[0], y[0]), _mm256_xor_si256(p[1], y[1])],
+                    };
+                    chain[h] = match MODE {
+                        CFB_DECRYPT => p,
+                        OFB => y,
+                        _ => out,
+                    };
+                    output[h][b] = out;
+                }
+            }
+            if MODE != MAC {
+                for (output, rows) in output.iter().zip(&rows) {
+                    // SAFETY: `j + m <= self.blocks`; not MAC, so the streams are writable.
+                    unsafe { self.store_batch(rows, j, m, output) };
+                }
+            }
+            j += m;
+        }
+        self.store_registers(registers, get(&chain, 0));
+    }
+
+    /// Every block of 17 to 32 streams, two groups of sixteen lanes. Blocks come and go sixteen
+    /// lanes at a time (gathers, scatters and their shuffles are 512-bit); the chaining values are
+    /// held as `H = 2 * G` eight-lane halves and joined into the 512-bit groups of [`rounds`].
+    ///
+    /// # Safety
+    /// Every stream of `streams` holds at least `8 * self.blocks` bytes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+    unsafe fn chunk<const MODE: u8>(
+        &self,
+        keys: &[&[u32; 8]],
+        registers: &mut [u8],
+        streams: &mut Feedback,
+    ) {
+        const G: usize = GROUPS;
+        const H: usize = 2 * GROUPS;
+        let zero = _mm256_setzero_si256();
         let mut wide_keys = [[_mm512_setzero_si512(); 8]; G];
         let mut chain = [[zero; 2]; H];
         let mut lanes = [Lanes::NONE; G];
         #[allow(clippy::needless_range_loop)]
         for g in 0..G {
             let (from, to) = (LANES * g, keys.len().min(LANES * (g + 1)));
-            let words = lane_keys(keys.get(from..to).unwrap_or(&[]));
-            if NARROW {
-                for w in 0..8 {
-                    round_keys[2 * g][w] = _mm512_castsi512_si256(words[w]);
-                    if let Some(high) = round_keys.get_mut(2 * g + 1) {
-                        high[w] = _mm512_extracti64x4_epi64::<1>(words[w]);
-                    }
-                }
-            } else {
-                wide_keys[g] = words;
-            }
+            wide_keys[g] = lane_keys(keys.get(from..to).unwrap_or(&[]));
             let regs = registers.get(8 * from..8 * to).unwrap_or(&[]);
             put(&mut chain, g, halves(self.load_registers(regs)));
             lanes[g] = self.lanes(streams, g, MODE != MAC);
@@ -375,19 +673,15 @@ impl Kernel<'_> {
                     state[1] = _mm256_xor_si256(state[1], input[1]);
                 }
             }
-            if NARROW {
-                rounds_256::<H, false>(&mut state, &round_keys, self.half);
-            } else {
-                let mut wide = [[_mm512_setzero_si512(); 2]; G];
-                #[allow(clippy::needless_range_loop)]
-                for g in 0..G {
-                    wide[g] = get(&state, g);
-                }
-                rounds::<G, false>(&mut wide, &wide_keys, self.c);
-                #[allow(clippy::needless_range_loop)]
-                for g in 0..G {
-                    put(&mut state, g, halves(wide[g]));
-                }
+            let mut wide = [[_mm512_setzero_si512(); 2]; G];
+            #[allow(clippy::needless_range_loop)]
+            for g in 0..G {
+                wide[g] = get(&state, g);
+            }
+            rounds::<G, false>(&mut wide, &wide_keys, self.c);
+            #[allow(clippy::needless_range_loop)]
+            for g in 0..G {
+                put(&mut state, g, halves(wide[g]));
             }
             if MODE != MAC && j > 0 {
                 #[allow(clippy::needless_range_loop)]
