@@ -53,6 +53,9 @@ pub(super) struct StitchKey {
     /// `powers[k] = (H^(32 - k))'` for `k < 32`, then zeros: block `k` of a group is multiplied
     /// by `H^(32 - k)`; memory order is register and lane order.
     powers: [u128; POWERS_LEN],
+    /// `karatsuba[k]`: the XOR of the two 64-bit halves of `powers[k]`, in both halves, for the
+    /// middle product of the stitched loop's Karatsuba multiplies (see [`accumulate_karatsuba`]).
+    karatsuba: [u128; GROUP_BLOCKS],
 }
 
 impl StitchKey {
@@ -77,7 +80,12 @@ impl StitchKey {
             *p = ascending[GROUP_BLOCKS - 1 - k];
         }
         ascending.zeroize();
-        Some(StitchKey { powers })
+        let mut karatsuba = [0u128; GROUP_BLOCKS];
+        for (k, p) in karatsuba.iter_mut().zip(&powers) {
+            let folded = u128::from((*p as u64) ^ ((*p >> 64) as u64));
+            *k = folded | (folded << 64);
+        }
+        Some(StitchKey { powers, karatsuba })
     }
 
     /// CTR-encrypts the whole 32-block groups of `data` in place with the inc32 counters from
@@ -97,7 +105,7 @@ impl StitchKey {
             return 0;
         }
         // SAFETY: a `StitchKey` exists only if the CPU has every feature the loop enables.
-        unsafe { seal_groups(keys, rounds, j0, &self.powers, y, &mut data[..whole]) };
+        unsafe { seal_groups(keys, rounds, j0, self, y, &mut data[..whole]) };
         whole
     }
 
@@ -137,7 +145,7 @@ impl StitchKey {
             return None;
         }
         // SAFETY: a `StitchKey` exists only if the CPU has every feature the function enables.
-        Some(unsafe { seal_message_groups(keys, rounds, j0, &self.powers, aad, data) })
+        Some(unsafe { seal_message_groups(keys, rounds, j0, self, aad, data) })
     }
 
     /// Whether `aad_len` bytes of AAD and `text_len` bytes of text fit one call of
@@ -321,14 +329,14 @@ fn seal_groups(
     keys: &[[u8; 16]],
     rounds: usize,
     j0: PreCounter<'_>,
-    powers: &[u128; POWERS_LEN],
+    key: &StitchKey,
     state: &mut [u8; 16],
     data: &mut [u8],
 ) {
     match rounds {
-        10 => seal_rounds::<10>(keys, j0, powers, state, data),
-        12 => seal_rounds::<12>(keys, j0, powers, state, data),
-        _ => seal_rounds::<14>(keys, j0, powers, state, data),
+        10 => seal_rounds::<10>(keys, j0, key, state, data),
+        12 => seal_rounds::<12>(keys, j0, key, state, data),
+        _ => seal_rounds::<14>(keys, j0, key, state, data),
     }
 }
 
@@ -338,14 +346,14 @@ fn seal_groups(
 fn seal_rounds<const R: usize>(
     keys: &[[u8; 16]],
     j0: PreCounter<'_>,
-    powers: &[u128; POWERS_LEN],
+    key: &StitchKey,
     state: &mut [u8; 16],
     data: &mut [u8],
 ) {
     let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
     // SAFETY: `state` is 16 readable bytes; unaligned load.
     let y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse) };
-    let y = stitch_rounds::<R>(keys, load_j0(j0), powers, y, data);
+    let y = stitch_rounds::<R>(keys, load_j0(j0), key, y, data);
     // SAFETY: `state` is 16 writable bytes; unaligned store.
     unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), _mm_shuffle_epi8(y, reverse)) };
 }
@@ -358,19 +366,17 @@ fn seal_rounds<const R: usize>(
 fn stitch_rounds<const R: usize>(
     keys: &[[u8; 16]],
     j0v: __m128i,
-    powers: &[u128; POWERS_LEN],
+    key: &StitchKey,
     mut y: __m128i,
     data: &mut [u8],
 ) -> __m128i {
     // Read in place, not copied into an array: a copy would need wiping.
     let rk: [__m512i; R] = core::array::from_fn(|i| broadcast_key(&keys[i]));
     let rk_last = broadcast_key(&keys[R]);
-    let h: [__m512i; REGS] = core::array::from_fn(|j| {
-        let p = &powers[4 * j..4 * j + 4];
-        // SAFETY: `p` is four u128 = 64 readable bytes whose little-endian layout is the lane
-        // layout `to_vec` uses; unaligned load.
-        unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
-    });
+    let h = Powers {
+        h: core::array::from_fn(|j| load4(&key.powers[4 * j..])),
+        k: core::array::from_fn(|j| load4(&key.karatsuba[4 * j..])),
+    };
     // Counters inc32^(1 + lane)(J0), byte-reversed so that inc32 is a 32-bit lane add.
     let mut ctr = _mm512_add_epi32(
         reverse_lanes(_mm512_broadcast_i32x4(j0v)),
@@ -395,6 +401,45 @@ fn stitch_rounds<const R: usize>(
     y
 }
 
+/// The key powers of one group in registers: `h[j]` against register `j` of the group, `k[j]`
+/// the XOR of the halves of each lane of `h[j]` (see [`accumulate_karatsuba`]).
+struct Powers {
+    h: [__m512i; REGS],
+    k: [__m512i; REGS],
+}
+
+/// The first four entries of `p` as one register (lane order = memory order).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load4(p: &[u128]) -> __m512i {
+    let p = &p[..4];
+    // SAFETY: `p` is four u128 = 64 readable bytes whose little-endian layout is the lane layout
+    // `to_vec` uses; unaligned load.
+    unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
+}
+
+/// `acc += x * h` lane by lane, unreduced, by Karatsuba: `acc[0]` and `acc[2]` take the low and
+/// high products, `acc[1]` the product of the XORs of the halves (`hk` holds those of `h`), so
+/// three carry-less multiplies instead of four; the real middle product is `acc[1] ^ acc[0] ^
+/// acc[2]` of the sums ([`reduce_karatsuba`]). On Zen 4 the multiplies share ports with the AES
+/// rounds and the added XOR and qword swap do not.
+#[inline]
+#[target_feature(enable = "avx512f,vpclmulqdq")]
+fn accumulate_karatsuba(acc: &mut [__m512i; 3], x: __m512i, h: __m512i, hk: __m512i) {
+    let xk = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
+    acc[0] = _mm512_xor_si512(acc[0], _mm512_clmulepi64_epi128::<0x00>(x, h));
+    acc[1] = _mm512_xor_si512(acc[1], _mm512_clmulepi64_epi128::<0x00>(xk, hk));
+    acc[2] = _mm512_xor_si512(acc[2], _mm512_clmulepi64_epi128::<0x11>(x, h));
+}
+
+/// [`reduce`] of sums made by [`accumulate_karatsuba`].
+#[inline]
+#[target_feature(enable = "avx512f,vpclmulqdq")]
+fn reduce_karatsuba(acc: &[__m512i; 3]) -> __m128i {
+    let [lo, mid, hi] = *acc;
+    reduce(&[lo, _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi)), hi])
+}
+
 /// One group of [`seal_rounds`]: encrypts `data` (32 blocks) with the counters from `ctr` and
 /// leaves its byte-reversed ciphertext in `pending`; with `GHASH`, first folds the previous
 /// group's `pending` into `y`, one register's four multiplies after each of the first eight AES
@@ -404,7 +449,7 @@ fn stitch_rounds<const R: usize>(
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
 fn group<const R: usize, const GHASH: bool>(
     (rk, rk_last): (&[__m512i; R], __m512i),
-    h: &[__m512i; REGS],
+    h: &Powers,
     ctr: &mut __m512i,
     y: &mut __m128i,
     pending: &mut [__m512i; REGS],
@@ -452,17 +497,11 @@ fn group<const R: usize, const GHASH: bool>(
 /// into `y` for `j = 8`, nothing after.
 #[inline]
 #[target_feature(enable = "avx512f,vpclmulqdq")]
-fn ghash_step(
-    j: usize,
-    acc: &mut [__m512i; 3],
-    x: &[__m512i; REGS],
-    h: &[__m512i; REGS],
-    y: &mut __m128i,
-) {
+fn ghash_step(j: usize, acc: &mut [__m512i; 3], x: &[__m512i; REGS], h: &Powers, y: &mut __m128i) {
     if j < REGS {
-        accumulate(acc, x[j], h[j]);
+        accumulate_karatsuba(acc, x[j], h.h[j], h.k[j]);
     } else if j == REGS {
-        *y = reduce(acc);
+        *y = reduce_karatsuba(acc);
     }
 }
 
@@ -574,10 +613,11 @@ fn seal_message_groups(
     keys: &[[u8; 16]],
     rounds: usize,
     j0: PreCounter<'_>,
-    powers: &[u128; POWERS_LEN],
+    key: &StitchKey,
     aad: &[u8],
     data: &mut [u8],
 ) -> [u8; 16] {
+    let powers = &key.powers;
     let j0v = load_j0(j0);
     let mask = tag_mask(keys, rounds, j0v);
     let mut y = _mm_setzero_si128();
@@ -589,9 +629,9 @@ fn seal_message_groups(
         (data.len() as u64 * 8) as i64,
     );
     y = match rounds {
-        10 => stitch_rounds::<10>(keys, j0v, powers, y, data),
-        12 => stitch_rounds::<12>(keys, j0v, powers, y, data),
-        _ => stitch_rounds::<14>(keys, j0v, powers, y, data),
+        10 => stitch_rounds::<10>(keys, j0v, key, y, data),
+        12 => stitch_rounds::<12>(keys, j0v, key, y, data),
+        _ => stitch_rounds::<14>(keys, j0v, key, y, data),
     };
     let y = mont_mul(_mm_xor_si128(y, lengths), to_vec(powers[GROUP_BLOCKS - 1]));
     let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
