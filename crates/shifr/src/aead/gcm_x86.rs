@@ -31,10 +31,10 @@ use core::arch::x86_64::{
     _mm512_extracti32x4_epi32, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
     _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_set_epi32, _mm512_set_epi64,
     _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_shuffle_epi8, _mm512_storeu_si512,
-    _mm512_xor_si512, _mm512_zextsi128_si512, _mm_aesenc_si128, _mm_aesenclast_si128,
-    _mm_clmulepi64_si128, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_or_si128, _mm_set_epi32,
-    _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_srli_si128,
-    _mm_storeu_si128, _mm_xor_si128,
+    _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm512_zextsi128_si512, _mm_aesenc_si128,
+    _mm_aesenclast_si128, _mm_clmulepi64_si128, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_or_si128,
+    _mm_set_epi32, _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi32, _mm_shuffle_epi8,
+    _mm_srli_si128, _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -314,14 +314,14 @@ fn reduce(acc: &[__m512i; 3]) -> __m128i {
 /// multiplies in front of the AES rounds fills the scheduler and leaves the AES ports idle.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn round_fence(s: &mut [__m512i; REGS], acc: &mut [__m512i; 3]) {
+fn round_fence(s: &mut [__m512i; REGS], acc: &mut [__m512i; 6]) {
     let [s0, s1, s2, s3, s4, s5, s6, s7] = s;
-    let [a0, a1, a2] = acc;
+    let [a0, a1, a2, a3, a4, a5] = acc;
     // SAFETY: the template is only a comment: no instruction is emitted, no memory, flag or stack
     // is touched, and every register operand comes back unchanged.
     unsafe {
         core::arch::asm!(
-            "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */",
+            "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} */",
             inout(zmm_reg) * s0,
             inout(zmm_reg) * s1,
             inout(zmm_reg) * s2,
@@ -333,6 +333,9 @@ fn round_fence(s: &mut [__m512i; REGS], acc: &mut [__m512i; 3]) {
             inout(zmm_reg) * a0,
             inout(zmm_reg) * a1,
             inout(zmm_reg) * a2,
+            inout(zmm_reg) * a3,
+            inout(zmm_reg) * a4,
+            inout(zmm_reg) * a5,
             options(pure, nomem, nostack, preserves_flags),
         );
     }
@@ -412,7 +415,7 @@ fn stitch_rounds<const R: usize>(
     }
     // The last group's GHASH, `(y ^ X_1) H^32 ^ ... ^ X_32 H`, with nothing left to overlap.
     pending[0] = _mm512_xor_si512(pending[0], _mm512_zextsi128_si512(y));
-    let mut acc = [_mm512_setzero_si512(); 3];
+    let mut acc = [_mm512_setzero_si512(); 6];
     for j in 0..=REGS {
         ghash_step(j, &mut acc, &pending, &h, &mut y);
     }
@@ -436,18 +439,20 @@ fn load4(p: &[u128]) -> __m512i {
     unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
 }
 
-/// `acc += x * h` lane by lane, unreduced, by Karatsuba: `acc[0]` and `acc[2]` take the low and
-/// high products, `acc[1]` the product of the XORs of the halves (`hk` holds those of `h`), so
-/// three carry-less multiplies instead of four; the real middle product is `acc[1] ^ acc[0] ^
-/// acc[2]` of the sums ([`reduce_karatsuba`]). On Zen 4 the multiplies share ports with the AES
-/// rounds and the added XOR and qword swap do not.
+/// `x * h` lane by lane, unreduced, by Karatsuba: the low and high products and, between them,
+/// the product of the XORs of the halves (`hk` holds those of `h`), so three carry-less
+/// multiplies instead of four; the real middle product is the XOR of all three, taken once for
+/// the sums ([`reduce_karatsuba`]). On Zen 4 the multiplies share ports with the AES rounds and
+/// the added XOR and qword swap do not.
 #[inline]
 #[target_feature(enable = "avx512f,vpclmulqdq")]
-fn accumulate_karatsuba(acc: &mut [__m512i; 3], x: __m512i, h: __m512i, hk: __m512i) {
+fn products_karatsuba(x: __m512i, h: __m512i, hk: __m512i) -> [__m512i; 3] {
     let xk = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
-    acc[0] = _mm512_xor_si512(acc[0], _mm512_clmulepi64_epi128::<0x00>(x, h));
-    acc[1] = _mm512_xor_si512(acc[1], _mm512_clmulepi64_epi128::<0x00>(xk, hk));
-    acc[2] = _mm512_xor_si512(acc[2], _mm512_clmulepi64_epi128::<0x11>(x, h));
+    [
+        _mm512_clmulepi64_epi128::<0x00>(x, h),
+        _mm512_clmulepi64_epi128::<0x00>(xk, hk),
+        _mm512_clmulepi64_epi128::<0x11>(x, h),
+    ]
 }
 
 /// [`reduce`] of sums made by [`accumulate_karatsuba`].
@@ -497,7 +502,7 @@ fn group<const R: usize, const GHASH: bool>(
     };
     ctr.reversed = _mm512_add_epi32(ctr.reversed, lane_counter(GROUP_BLOCKS as i32, false));
     ctr.low = ctr.low.wrapping_add(GROUP_BLOCKS as u8);
-    let mut acc = [_mm512_setzero_si512(); 3];
+    let mut acc = [_mm512_setzero_si512(); 6];
     if GHASH {
         pending[0] = _mm512_xor_si512(pending[0], _mm512_zextsi128_si512(*y));
     }
@@ -530,18 +535,27 @@ fn group<const R: usize, const GHASH: bool>(
     }
 }
 
-/// Step `j` of a group's GHASH in [`group`]: register `j + 1`'s products for `j < 7`, register
-/// 0's for `j = 7`, the reduction into `y` for `j = 8`, nothing after. Register 0 holds the state
+/// Step `j` of a group's GHASH in [`group`] (`acc`: the three sums, then an odd step's products):
+/// register `j + 1`'s products for `j < 7`, register 0's for `j = 7`, the reduction into `y` for `j = 8`, nothing after. Register 0 holds the state
 /// from the previous reduction, so it comes last: the previous group's reduction then has a whole
 /// group's rounds to finish before anything waits for it.
 #[inline]
 #[target_feature(enable = "avx512f,vpclmulqdq")]
-fn ghash_step(j: usize, acc: &mut [__m512i; 3], x: &[__m512i; REGS], h: &Powers, y: &mut __m128i) {
+fn ghash_step(j: usize, acc: &mut [__m512i; 6], x: &[__m512i; REGS], h: &Powers, y: &mut __m128i) {
     if j < REGS {
         let r = (j + 1) % REGS;
-        accumulate_karatsuba(acc, x[r], h.h[r], h.k[r]);
+        let p = products_karatsuba(x[r], h.h[r], h.k[r]);
+        // An even step's products wait in `acc[3..]` and go into the sums with the next step's,
+        // three-way XORs: half as many XORs, which on Zen 4 may take the AES rounds' ports.
+        for i in 0..3 {
+            if j % 2 == 0 {
+                acc[3 + i] = p[i];
+            } else {
+                acc[i] = _mm512_ternarylogic_epi64::<0x96>(acc[i], acc[3 + i], p[i]);
+            }
+        }
     } else if j == REGS {
-        *y = reduce_karatsuba(acc);
+        *y = reduce_karatsuba(&[acc[0], acc[1], acc[2]]);
     }
 }
 
