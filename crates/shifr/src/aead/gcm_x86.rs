@@ -525,10 +525,12 @@ fn group<const R: usize, const GHASH: bool>(
     round!(1 2 3 4 5 6 7 8 9 10 11 12 13);
     for (i, (v, c)) in s.iter().zip(pending.iter_mut()).enumerate() {
         let at = data[64 * i..64 * i + 64].as_mut_ptr();
-        let ks = _mm512_aesenclast_epi128(*v, rk_last);
+        // AESENCLAST ends with the XOR of its key, so the text goes into the key: the ciphertext
+        // comes out of the last round, one XOR earlier for the next group's GHASH.
         // SAFETY: `at` points to 64 readable and writable bytes of `data`; unaligned access.
         unsafe {
-            *c = _mm512_xor_si512(_mm512_loadu_si512(at.cast()), ks);
+            let last = _mm512_xor_si512(_mm512_loadu_si512(at.cast()), rk_last);
+            *c = _mm512_aesenclast_epi128(*v, last);
             _mm512_storeu_si512(at.cast(), *c);
         }
         *c = reverse_lanes(*c);
