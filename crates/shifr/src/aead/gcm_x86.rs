@@ -3,8 +3,9 @@
 //! per iteration; the GHASH of one iteration's ciphertext runs in the next iteration beside its AES
 //! rounds, so the AES and carry-less-multiply units work at the same time and the data crosses
 //! memory once. The rounds are unrolled per key size (10, 12, 14) and the GHASH is spread over
-//! them: one register's three Karatsuba multiplies after each of the first eight rounds, the
-//! register that carries the previous reduction's state last, and the reduction after the ninth.
+//! them: one register's three Karatsuba multiplies after each of rounds 2 to 9, the register that
+//! carries the previous reduction's state last, and the reduction after round 10 (for AES-128,
+//! after the last round): what a step needs has had a round or more to come out.
 //! On AMD Zen 4 a 512-bit AESENC and a 512-bit PCLMULQDQ each take one cycle of the two ports they
 //! share, so the loop's floor is one cycle per AESENC and per multiply (80 + 26 per 512 bytes for
 //! AES-128); the spreading keeps both kinds of work in the scheduler at once. Karatsuba trades a
@@ -472,10 +473,10 @@ struct Counters {
 }
 
 /// One group of [`seal_rounds`]: encrypts `data` (32 blocks) with the counters from `ctr` and
-/// leaves its byte-reversed ciphertext in `pending`; with `GHASH`, first folds the previous
-/// group's `pending` into `y`, one register's four multiplies after each of the first eight AES
-/// rounds and the reduction after the ninth, so the carry-less multiplies run between the AES
-/// instructions that share their ports.
+/// leaves its byte-reversed ciphertext in `pending`; with `GHASH`, also folds the previous
+/// group's `pending` into `y`, one register's three multiplies after each of AES rounds 2 to 9 and
+/// the reduction after round 10 (or the last round), so the carry-less multiplies run between the
+/// AES instructions that share their ports.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
 fn group<const R: usize, const GHASH: bool>(
@@ -516,7 +517,9 @@ fn group<const R: usize, const GHASH: bool>(
                     *v = _mm512_aesenc_epi128(*v, rk[$r]);
                 }
                 if GHASH {
-                    ghash_step($r - 1, &mut acc, pending, h, y);
+                    // From the second round on, so that the previous group's last ciphertext has
+                    // a round more to come out; none at the first (the index wraps, a no-op).
+                    ghash_step(usize::wrapping_sub($r, 2), &mut acc, pending, h, y);
                 }
                 round_fence(&mut s, &mut acc);
             }
@@ -535,12 +538,17 @@ fn group<const R: usize, const GHASH: bool>(
         }
         *c = reverse_lanes(*c);
     }
+    // With 10 rounds the reduction comes after the last one.
+    if GHASH && R - 3 < REGS {
+        ghash_step(REGS, &mut acc, pending, h, y);
+    }
 }
 
-/// Step `j` of a group's GHASH in [`group`] (`acc`: the three sums, then an odd step's products):
-/// register `j + 1`'s products for `j < 7`, register 0's for `j = 7`, the reduction into `y` for `j = 8`, nothing after. Register 0 holds the state
-/// from the previous reduction, so it comes last: the previous group's reduction then has a whole
-/// group's rounds to finish before anything waits for it.
+/// Step `j` of a group's GHASH in [`group`] (`acc`: the three sums, then an even step's
+/// products): register `j + 1`'s products for `j < 7`, register 0's for `j = 7`, the reduction
+/// into `y` for `j = 8`, nothing after. Register 0 holds the state from the previous reduction, so
+/// it comes last: the previous group's reduction then has a whole group's rounds to finish before
+/// anything waits for it.
 #[inline]
 #[target_feature(enable = "avx512f,vpclmulqdq")]
 fn ghash_step(j: usize, acc: &mut [__m512i; 6], x: &[__m512i; REGS], h: &Powers, y: &mut __m128i) {
@@ -550,7 +558,7 @@ fn ghash_step(j: usize, acc: &mut [__m512i; 6], x: &[__m512i; REGS], h: &Powers,
         // An even step's products wait in `acc[3..]` and go into the sums with the next step's,
         // three-way XORs: half as many XORs, which on Zen 4 may take the AES rounds' ports.
         for i in 0..3 {
-            if j % 2 == 0 {
+            if j.is_multiple_of(2) {
                 acc[3 + i] = p[i];
             } else {
                 acc[i] = _mm512_ternarylogic_epi64::<0x96>(acc[i], acc[3 + i], p[i]);
