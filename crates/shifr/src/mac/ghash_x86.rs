@@ -9,8 +9,10 @@
 //! PCLMULQDQ runs in data-independent time.
 //!
 //! [`WideKey`] (VPCLMULQDQ on 512-bit registers, AVX-512): four blocks per register, sixteen blocks
-//! (four registers against H^16..H^1) summed before one reduction; groups of fewer than sixteen
-//! blocks go through [`ClmulKey`].
+//! (four registers against H^16..H^1) summed before one reduction, each register's products by
+//! Karatsuba (three carry-less multiplies: low halves, high halves, and the XORs of the halves,
+//! those of the powers kept in the key); groups of fewer than sixteen blocks go through
+//! [`ClmulKey`].
 
 use crate::x86_u128::{to_u128, to_vec};
 use core::arch::x86_64::{
@@ -19,8 +21,8 @@ use core::arch::x86_64::{
 };
 use core::arch::x86_64::{
     __m512i, _mm512_clmulepi64_epi128, _mm512_extracti32x4_epi32, _mm512_loadu_si512,
-    _mm512_set_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_xor_si512,
-    _mm512_zextsi128_si512,
+    _mm512_set_epi64, _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_shuffle_epi8,
+    _mm512_xor_si512, _mm512_zextsi128_si512,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -186,6 +188,8 @@ const WIDE_AGGREGATE: usize = 16;
 pub(super) struct WideKey {
     /// `powers[k] = H^(16 - k)`, in memory order = lane order of the registers.
     powers: [u128; WIDE_AGGREGATE],
+    /// `karatsuba[k]`: the XOR of the two 64-bit halves of `powers[k]`, in both halves.
+    karatsuba: [u128; WIDE_AGGREGATE],
     narrow: ClmulKey,
 }
 
@@ -209,7 +213,16 @@ impl WideKey {
             *p = ascending[WIDE_AGGREGATE - 1 - k];
         }
         ascending.zeroize();
-        Some(WideKey { powers, narrow })
+        let mut karatsuba = [0u128; WIDE_AGGREGATE];
+        for (k, p) in karatsuba.iter_mut().zip(&powers) {
+            let folded = u128::from((*p as u64) ^ ((*p >> 64) as u64));
+            *k = folded | (folded << 64);
+        }
+        Some(WideKey {
+            powers,
+            karatsuba,
+            narrow,
+        })
     }
 
     /// H in reflected order.
@@ -227,7 +240,7 @@ impl WideKey {
         let whole = blocks.len() / (16 * WIDE_AGGREGATE) * (16 * WIDE_AGGREGATE);
         if whole > 0 {
             // SAFETY: a `WideKey` exists only if the CPU has VPCLMULQDQ and AVX-512 F/BW.
-            unsafe { absorb_wide(&self.powers, state, &blocks[..whole]) }
+            unsafe { absorb_wide(self, state, &blocks[..whole]) }
         }
         self.narrow.absorb(state, &blocks[whole..]);
     }
@@ -271,13 +284,15 @@ fn fold_lanes(v: __m512i) -> __m128i {
 }
 
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,pclmulqdq,ssse3")]
-fn absorb_wide(powers: &[u128; WIDE_AGGREGATE], state: &mut [u8; 16], blocks: &[u8]) {
-    let h: [__m512i; 4] = core::array::from_fn(|j| {
-        let p = &powers[4 * j..4 * j + 4];
+fn absorb_wide(key: &WideKey, state: &mut [u8; 16], blocks: &[u8]) {
+    let load4 = |table: &[u128; WIDE_AGGREGATE], j: usize| {
+        let p = &table[4 * j..4 * j + 4];
         // SAFETY: `p` is four u128 = 64 readable bytes; their little-endian memory layout is the
         // lane layout `to_vec` uses; `loadu` has no alignment requirement.
         unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
-    });
+    };
+    let h: [__m512i; 4] = core::array::from_fn(|j| load4(&key.powers, j));
+    let hk: [__m512i; 4] = core::array::from_fn(|j| load4(&key.karatsuba, j));
     let mut y = load_be(state);
     for group in blocks.chunks_exact(16 * WIDE_AGGREGATE) {
         let (mut lo, mut mid, mut hi) = (
@@ -285,20 +300,23 @@ fn absorb_wide(powers: &[u128; WIDE_AGGREGATE], state: &mut [u8; 16], blocks: &[
             _mm512_setzero_si512(),
             _mm512_setzero_si512(),
         );
-        for (j, hj) in h.iter().enumerate() {
+        for (j, (hj, kj)) in h.iter().zip(&hk).enumerate() {
             let mut x = load_be4(&group[64 * j..]);
             if j == 0 {
                 x = _mm512_xor_si512(x, _mm512_zextsi128_si512(y));
             }
+            // Karatsuba: (x_lo ^ x_hi)(h_lo ^ h_hi) = mid ^ lo ^ hi, the last two added back
+            // once per group below.
+            let xk = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
             lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(x, *hj));
             hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128::<0x11>(x, *hj));
-            mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128::<0x01>(x, *hj));
-            mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128::<0x10>(x, *hj));
+            mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128::<0x00>(xk, *kj));
         }
+        let (lo, hi) = (fold_lanes(lo), fold_lanes(hi));
         let w = Wide {
-            lo: fold_lanes(lo),
-            mid: fold_lanes(mid),
-            hi: fold_lanes(hi),
+            lo,
+            mid: _mm_xor_si128(fold_lanes(mid), _mm_xor_si128(lo, hi)),
+            hi,
         };
         y = to_vec(w.reduce());
     }
