@@ -320,6 +320,32 @@ fn environment_forces_portable_backend() {
     );
 }
 
+/// Seals random data of the given sizes on every backend and checks ciphertext and tag against
+/// RustCrypto, then opens it back.
+fn seal_open_match_rustcrypto(
+    rng: &mut StdRng,
+    key_len: usize,
+    iv_len: usize,
+    aad_len: usize,
+    pt_len: usize,
+) {
+    let key = random_bytes(rng, key_len);
+    let iv = random_bytes(rng, iv_len);
+    let aad = random_bytes(rng, aad_len);
+    let pt = random_bytes(rng, pt_len);
+    let (ct, tag) = reference_seal(&key, &iv, &aad, &pt, 16);
+    let what = format!("key {key_len} iv {iv_len} aad {aad_len} pt {pt_len}");
+    for backend in backends() {
+        let gcm = AesGcm::with_backend(&key, 16, backend).unwrap();
+        let mut data = pt.clone();
+        let ours = gcm.seal(&iv, &aad, &mut data).unwrap();
+        assert_eq!(data, ct, "{backend:?} ct, {what}");
+        assert_eq!(ours.as_ref(), &tag[..], "{backend:?} tag, {what}");
+        gcm.open(&iv, &aad, &mut data, &tag).unwrap();
+        assert_eq!(data, pt, "{backend:?} open, {what}");
+    }
+}
+
 /// Texts of whole 32-block groups (sealed in one call on 512-bit VAES when the AAD is at most 32
 /// blocks) with AAD lengths on both sides of that limit, every key size, 96-bit and other IVs.
 #[test]
@@ -329,21 +355,7 @@ fn whole_group_texts_match_rustcrypto() {
         for pt_len in [512usize, 1024, 1536, 2048] {
             for aad_len in [0usize, 1, 13, 16, 17, 496, 511, 512, 513, 600] {
                 for iv_len in [12usize, 8] {
-                    let key = random_bytes(&mut rng, key_len);
-                    let iv = random_bytes(&mut rng, iv_len);
-                    let aad = random_bytes(&mut rng, aad_len);
-                    let pt = random_bytes(&mut rng, pt_len);
-                    let (ct, tag) = reference_seal(&key, &iv, &aad, &pt, 16);
-                    let what = format!("key {key_len} iv {iv_len} aad {aad_len} pt {pt_len}");
-                    for backend in backends() {
-                        let gcm = AesGcm::with_backend(&key, 16, backend).unwrap();
-                        let mut data = pt.clone();
-                        let ours = gcm.seal(&iv, &aad, &mut data).unwrap();
-                        assert_eq!(data, ct, "{backend:?} ct, {what}");
-                        assert_eq!(ours.as_ref(), &tag[..], "{backend:?} tag, {what}");
-                        gcm.open(&iv, &aad, &mut data, &tag).unwrap();
-                        assert_eq!(data, pt, "{backend:?} open, {what}");
-                    }
+                    seal_open_match_rustcrypto(&mut rng, key_len, iv_len, aad_len, pt_len);
                 }
             }
         }
@@ -367,21 +379,7 @@ fn long_texts_at_random_counter_phases_match_rustcrypto() {
             16384 + 512 + 100,
         ] {
             for (aad_len, iv_len) in [(0usize, 16usize), (13, 8), (512, 16), (513, 8)] {
-                let key = random_bytes(&mut rng, key_len);
-                let iv = random_bytes(&mut rng, iv_len);
-                let aad = random_bytes(&mut rng, aad_len);
-                let pt = random_bytes(&mut rng, pt_len);
-                let (ct, tag) = reference_seal(&key, &iv, &aad, &pt, 16);
-                let what = format!("key {key_len} iv {iv_len} aad {aad_len} pt {pt_len}");
-                for backend in backends() {
-                    let gcm = AesGcm::with_backend(&key, 16, backend).unwrap();
-                    let mut data = pt.clone();
-                    let ours = gcm.seal(&iv, &aad, &mut data).unwrap();
-                    assert_eq!(data, ct, "{backend:?} ct, {what}");
-                    assert_eq!(ours.as_ref(), &tag[..], "{backend:?} tag, {what}");
-                    gcm.open(&iv, &aad, &mut data, &tag).unwrap();
-                    assert_eq!(data, pt, "{backend:?} open, {what}");
-                }
+                seal_open_match_rustcrypto(&mut rng, key_len, iv_len, aad_len, pt_len);
             }
         }
     }
