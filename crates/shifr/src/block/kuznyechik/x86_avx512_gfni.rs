@@ -171,6 +171,8 @@ pub(super) struct Registers {
     pub(super) from_aes: __m512i,
     /// `phi` of `l`'s coefficients, each broadcast to every byte.
     coeffs: [__m512i; 16],
+    /// All 64 mask bits set, opaque to the optimizer (see [`substitute_sliced`]).
+    all_bytes: u64,
 }
 
 /// A round key's form for the byte-sliced kernel (`aes_field::sliced_key`) as the sum of its bytes
@@ -211,6 +213,7 @@ pub(super) fn load_registers(c: &GfniConstants, encrypt: bool) -> Registers {
         to_aes: _mm512_set1_epi64(c.to_aes as i64),
         from_aes: _mm512_set1_epi64(c.from_aes as i64),
         coeffs: core::array::from_fn(|j| _mm512_set1_epi8(c.l_coeffs[j] as i8)),
+        all_bytes: core::hint::black_box(u64::MAX),
     }
 }
 
@@ -256,12 +259,16 @@ pub(super) fn substitute(x: __m512i, t: &[__m512i; 4]) -> __m512i {
 /// the bytes with bit 7 set in place (merge-masked `VPERMI2B`, which overwrites its index register),
 /// then the lower half the others. No blend and no copy of a table register, at the price of the two
 /// lookups running one after the other, which the sixteen independent registers hide.
+///
+/// The second mask is `high ^ all`, `all` being [`Registers::all_bytes`]: the optimizer, seeing
+/// `!high`, would instead compare the whole vector to zero again, a 512-bit operation on the
+/// vector pipes that this kernel is bound by, where a mask-register XOR costs less.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn substitute_sliced(x: __m512i, t: &[__m512i; 4]) -> __m512i {
+fn substitute_sliced(x: __m512i, t: &[__m512i; 4], all: u64) -> __m512i {
     let high = _mm512_movepi8_mask(x);
     let x = _mm512_mask2_permutex2var_epi8(t[2], x, high, t[3]);
-    _mm512_mask2_permutex2var_epi8(t[0], x, !high, t[1])
+    _mm512_mask2_permutex2var_epi8(t[0], x, high ^ all, t[1])
 }
 
 /// `rot_K` on each 128-bit lane: byte `i` becomes byte `(i + K) mod 16`.
@@ -642,7 +649,7 @@ fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], cipher: &GfniKeys, r: &Reg
         for k in keys[..9].iter().rev() {
             l_inv_all(&mut s, &r.coeffs);
             for v in s.iter_mut() {
-                *v = substitute_sliced(*v, &r.sbox);
+                *v = substitute_sliced(*v, &r.sbox, r.all_bytes);
             }
             add_key(&mut s, k);
         }
@@ -664,7 +671,7 @@ fn sliced_lsx_rounds(s: &mut [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) {
     // next to the products. A local copy of the state would only move those spills to the stack.
     for d in keys {
         for v in s.iter_mut() {
-            *v = substitute_sliced(*v, &r.sbox);
+            *v = substitute_sliced(*v, &r.sbox, r.all_bytes);
         }
         l_all_keyed(s, &r.coeffs, d);
     }
