@@ -8,20 +8,20 @@
 //! cost is the latency of one chain of 20 rounds over four registers; two independent groups
 //! (eight blocks) run interleaved in the same time on a core with two or more vector pipes.
 //!
-//! The pieces of the chain (`start`, `double_round`, `finish`, and `start2`/`double_round2`/
-//! `finish2` for two blocks on 256-bit registers) are also used by the stitched ChaCha20-Poly1305
-//! code (`aead/chacha20poly1305_x86.rs`), which interleaves Poly1305 between the double rounds.
+//! The rounds of the chain (`double_round`, `finish`, and `double_round2`/`finish2` for two blocks
+//! on 256-bit registers) are also used by the stitched ChaCha20-Poly1305 code
+//! (`aead/chacha20poly1305_x86.rs`), which interleaves Poly1305 between the double rounds and
+//! builds its input rows in registers from the key and nonce.
 //!
 //! Used only when the CPU reports AVX-512 F (and VL for the two-block chain; checked by the caller
 //! through [`crate::cpu`]).
 //! Additions, XORs, rotations and fixed shuffles only: constant-time.
 
 use core::arch::x86_64::{
-    __m128i, __m256i, __m512i, _mm256_add_epi32, _mm256_broadcastsi128_si256,
-    _mm256_permute2x128_si256, _mm256_rol_epi32, _mm256_set_epi32, _mm256_shuffle_epi32,
-    _mm256_xor_si256, _mm512_add_epi32, _mm512_broadcast_i32x4, _mm512_rol_epi32, _mm512_set_epi32,
-    _mm512_shuffle_epi32, _mm512_shuffle_i32x4, _mm512_storeu_si512, _mm512_xor_si512,
-    _mm_loadu_si128, _MM_PERM_ENUM,
+    __m128i, __m256i, __m512i, _mm256_add_epi32, _mm256_permute2x128_si256, _mm256_rol_epi32,
+    _mm256_shuffle_epi32, _mm256_xor_si256, _mm512_add_epi32, _mm512_broadcast_i32x4,
+    _mm512_rol_epi32, _mm512_set_epi32, _mm512_shuffle_epi32, _mm512_shuffle_i32x4,
+    _mm512_storeu_si512, _mm512_xor_si512, _mm_loadu_si128, _MM_PERM_ENUM,
 };
 use zeroize::Zeroize;
 
@@ -202,28 +202,6 @@ fn diagonalize<
 /// same chain as a group of four on half-width registers, for callers that need at most two
 /// blocks.
 type Rows2 = [__m256i; 4];
-
-/// The input rows of blocks `counter` and `counter + 1` of the setup `state` (word 12 ignored).
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-pub(crate) fn start2(state: &[u32; 16], counter: u32) -> Rows2 {
-    let mut row = [0u32; 16];
-    row.copy_from_slice(state);
-    row[12] = counter;
-    let load = |i: usize| {
-        // SAFETY: `row[4 * i..4 * i + 4]` (`i < 4`) is 16 readable bytes; `loadu` has no
-        // alignment requirement. AVX2 is enabled on this function (implied by AVX-512 F).
-        unsafe {
-            _mm256_broadcastsi128_si256(_mm_loadu_si128(
-                row[4 * i..4 * i + 4].as_ptr().cast::<__m128i>(),
-            ))
-        }
-    };
-    let mut start: Rows2 = [load(0), load(1), load(2), load(3)];
-    row.zeroize();
-    start[3] = _mm256_add_epi32(start[3], _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0));
-    start
-}
 
 /// One double round on two blocks.
 #[inline]
