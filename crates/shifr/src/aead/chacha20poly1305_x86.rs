@@ -22,12 +22,12 @@
 
 use crate::stream::chacha20::{self, x86_avx512_short as hz};
 use core::arch::x86_64::{
-    __m128i, __m256i, __m512i, _mm256_add_epi32, _mm256_broadcastsi128_si256, _mm256_set_epi32,
-    _mm512_add_epi32, _mm512_broadcast_i32x4, _mm512_castsi256_si512, _mm512_castsi512_si128,
-    _mm512_extracti32x4_epi32, _mm512_inserti64x4, _mm512_loadu_si512, _mm512_mask_loadu_epi8,
-    _mm512_mask_storeu_epi8, _mm512_set_epi32, _mm512_setzero_si512, _mm512_storeu_si512,
-    _mm512_xor_si512, _mm_bslli_si128, _mm_cvtsi128_si64, _mm_extract_epi64, _mm_loadu_si128,
-    _mm_maskz_loadu_epi8, _mm_set_epi32,
+    __m128i, __m256i, __m512i, _mm256_add_epi32, _mm256_broadcastsi128_si256,
+    _mm256_maskz_set1_epi32, _mm256_set_epi32, _mm512_add_epi32, _mm512_broadcast_i32x4,
+    _mm512_castsi256_si512, _mm512_castsi512_si128, _mm512_extracti32x4_epi32, _mm512_inserti64x4,
+    _mm512_loadu_si512, _mm512_mask_loadu_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_set1_epi32,
+    _mm512_set_epi32, _mm512_setzero_si512, _mm512_storeu_si512, _mm512_xor_si512, _mm_bslli_si128,
+    _mm_cvtsi128_si64, _mm_extract_epi64, _mm_loadu_si128, _mm_maskz_loadu_epi8, _mm_set_epi32,
 };
 use zeroize::Zeroize;
 
@@ -222,45 +222,26 @@ fn state_rows(key: &[u8; 32], nonce: &[u8; 12]) -> [__m128i; 4] {
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn start<const G: usize>(rows: &[__m128i; 4], counter: u32) -> [hz::Rows; G] {
-    let input = rows.map(|r| _mm512_broadcast_i32x4(r));
-    let c = counter as i32;
-    core::array::from_fn(|g| {
-        let b = c.wrapping_add(4 * g as i32);
-        let mut s = input;
-        let lanes = _mm512_set_epi32(
-            0,
-            0,
-            0,
-            b.wrapping_add(3),
-            0,
-            0,
-            0,
-            b.wrapping_add(2),
-            0,
-            0,
-            0,
-            b.wrapping_add(1),
-            0,
-            0,
-            0,
-            b,
-        );
-        s[3] = _mm512_add_epi32(input[3], lanes);
-        s
-    })
+    let input: hz::Rows = [0, 1, 2, 3].map(|i| _mm512_broadcast_i32x4(rows[i]));
+    // The counter into word 12 of every lane (one broadcast), then each lane's constant offset.
+    let row3 = _mm512_add_epi32(input[3], _mm512_maskz_set1_epi32(0x1111, counter as i32));
+    let mut start = [input; G];
+    for (g, s) in start.iter_mut().enumerate() {
+        let b = 4 * g as i32;
+        let lanes = _mm512_set_epi32(0, 0, 0, b + 3, 0, 0, 0, b + 2, 0, 0, 0, b + 1, 0, 0, 0, b);
+        s[3] = _mm512_add_epi32(row3, lanes);
+    }
+    start
 }
 
 /// The input rows of blocks `counter` and `counter + 1` of the state `rows` on 256-bit registers
-/// (as [`hz::start2`]).
+/// (the two-block form of [`start`]).
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn start2(rows: &[__m128i; 4], counter: u32) -> [__m256i; 4] {
     let mut s = rows.map(|r| _mm256_broadcastsi128_si256(r));
-    let c = counter as i32;
-    s[3] = _mm256_add_epi32(
-        s[3],
-        _mm256_set_epi32(0, 0, 0, c.wrapping_add(1), 0, 0, 0, c),
-    );
+    let row3 = _mm256_add_epi32(s[3], _mm256_maskz_set1_epi32(0x11, counter as i32));
+    s[3] = _mm256_add_epi32(row3, _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0));
     s
 }
 

@@ -141,20 +141,29 @@ pub(crate) fn double_round<const G: usize>(x: &mut [Rows; G]) {
 #[inline]
 #[target_feature(enable = "avx512f")]
 pub(crate) fn finish<const G: usize>(x: &[Rows; G], start: &[Rows; G]) -> [[__m512i; 4]; G] {
-    core::array::from_fn(|g| {
-        let [a, b, c, d] = [0, 1, 2, 3].map(|i| _mm512_add_epi32(x[g][i], start[g][i]));
+    // A plain loop over the groups, not a per-group closure, which the compiler may leave out of
+    // line, passing every group's rows through memory.
+    let mut out = [x[0]; G];
+    for (o, (x, start)) in out.iter_mut().zip(x.iter().zip(start)) {
+        let [a, b, c, d] = [
+            _mm512_add_epi32(x[0], start[0]),
+            _mm512_add_epi32(x[1], start[1]),
+            _mm512_add_epi32(x[2], start[2]),
+            _mm512_add_epi32(x[3], start[3]),
+        ];
         // Lanes to blocks: block l = lane l of a, b, c, d (a 4x4 transpose of 128-bit lanes).
         let ab_lo = _mm512_shuffle_i32x4::<0x44>(a, b); // a0 a1 b0 b1
         let cd_lo = _mm512_shuffle_i32x4::<0x44>(c, d); // c0 c1 d0 d1
         let ab_hi = _mm512_shuffle_i32x4::<0xee>(a, b); // a2 a3 b2 b3
         let cd_hi = _mm512_shuffle_i32x4::<0xee>(c, d); // c2 c3 d2 d3
-        [
+        *o = [
             _mm512_shuffle_i32x4::<0x88>(ab_lo, cd_lo),
             _mm512_shuffle_i32x4::<0xdd>(ab_lo, cd_lo),
             _mm512_shuffle_i32x4::<0x88>(ab_hi, cd_hi),
             _mm512_shuffle_i32x4::<0xdd>(ab_hi, cd_hi),
-        ]
-    })
+        ];
+    }
+    out
 }
 
 /// One column (or, after [`diagonalize`], diagonal) round on every group.
