@@ -191,7 +191,9 @@ fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> R
 }
 
 /// [`seal_with`] on the stream cipher's kernels and the Poly1305 backends (every CPU; on AVX-512
-/// for messages longer than the stitched code takes).
+/// for messages longer than the stitched code takes). Out of line: its frame (key stream
+/// buffers of some kilobytes) is then not set up, nor the stack probed, on every stitched call.
+#[inline(never)]
 fn seal_generic(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
     let short = if data.len() <= SHORT_PREFIX - 64 {
         seal_short::<SHORT_PREFIX>(key, nonce, aad, data)
@@ -252,7 +254,9 @@ fn open_with(
 }
 
 /// [`open_with`] on the stream cipher's kernels and the Poly1305 backends (every CPU; on AVX-512
-/// for messages longer than the stitched code takes).
+/// for messages longer than the stitched code takes). Out of line: its frame (key stream
+/// buffers of some kilobytes) is then not set up, nor the stack probed, on every stitched call.
+#[inline(never)]
 fn open_generic(
     key: &[u8; 32],
     nonce: &[u8; 12],

@@ -22,10 +22,12 @@
 
 use crate::stream::chacha20::{self, x86_avx512_short as hz};
 use core::arch::x86_64::{
-    __m512i, _mm512_castsi256_si512, _mm512_castsi512_si128, _mm512_extracti32x4_epi32,
-    _mm512_inserti64x4, _mm512_loadu_si512, _mm512_mask_loadu_epi8, _mm512_mask_storeu_epi8,
-    _mm512_setzero_si512, _mm512_storeu_si512, _mm512_xor_si512, _mm_cvtsi128_si64,
-    _mm_extract_epi64,
+    __m128i, __m256i, __m512i, _mm256_add_epi32, _mm256_broadcastsi128_si256,
+    _mm256_maskz_set1_epi32, _mm256_set_epi32, _mm512_add_epi32, _mm512_broadcast_i32x4,
+    _mm512_castsi256_si512, _mm512_castsi512_si128, _mm512_extracti32x4_epi32, _mm512_inserti64x4,
+    _mm512_loadu_si512, _mm512_mask_loadu_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_set1_epi32,
+    _mm512_set_epi32, _mm512_setzero_si512, _mm512_storeu_si512, _mm512_xor_si512, _mm_bslli_si128,
+    _mm_cvtsi128_si64, _mm_extract_epi64, _mm_loadu_si128, _mm_maskz_loadu_epi8, _mm_set_epi32,
 };
 use zeroize::Zeroize;
 
@@ -64,6 +66,31 @@ fn le64(b: &[u8]) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&b[..8]);
     u64::from_le_bytes(w)
+}
+
+/// The 1 to 15 bytes of `tail` zero-padded to 16 as two little-endian words, from loads that
+/// overlap within `tail` (no padded copy: a zeroed block with the bytes copied in is a `memset`
+/// and a `memcpy` call, and its word loads wait on the byte stores). Branches on the (public)
+/// length only.
+#[inline(always)]
+fn tail_words(tail: &[u8]) -> (u64, u64) {
+    let n = tail.len();
+    if n >= 8 {
+        // Bytes 8..n are the top n - 8 bytes of the word at n - 8.
+        let hi = le64(&tail[n - 8..]) >> (8 * (15 - n)) >> 8;
+        (le64(tail), hi)
+    } else if n >= 4 {
+        let le32 = |b: &[u8]| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        // Bytes 4..n are the top n - 4 bytes of the word at n - 4.
+        let hi = le32(&tail[n - 4..]) >> (8 * (8 - n)) << 32;
+        (le32(tail) | hi, 0)
+    } else if n > 0 {
+        // Bytes 0, n / 2 and n - 1 cover 1 to 3 bytes.
+        let b = |i: usize| u64::from(tail[i]) << (8 * i);
+        (b(0) | b(n / 2) | b(n - 1), 0)
+    } else {
+        (0, 0)
+    }
 }
 
 impl Poly {
@@ -122,9 +149,8 @@ impl Poly {
         self.blocks(data);
         let tail = &data[data.len() - data.len() % 16..];
         if !tail.is_empty() {
-            let mut last = [0u8; 16];
-            last[..tail.len()].copy_from_slice(tail);
-            self.blocks(&last);
+            let (m0, m1) = tail_words(tail);
+            self.block(m0, m1);
         }
     }
 
@@ -166,12 +192,65 @@ fn poly_from_block0(block0: __m512i) -> Poly {
     ])
 }
 
-/// Blocks 0 and 1 of the setup `state`: the half-width chain (`hz::double_round2`), a little
+/// The ChaCha20 setup state of `key` and `nonce` as its four rows, built in registers straight
+/// from the key and nonce bytes; word 12 (the block counter) is zero, the kernel calls add theirs.
+/// The state is never written to memory, so there is no copy of the key to wipe, and the first
+/// round does not wait on a row reloaded from a stack copy just written word by word (a 16-byte
+/// load that store forwarding cannot serve).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn state_rows(key: &[u8; 32], nonce: &[u8; 12]) -> [__m128i; 4] {
+    // "expand 32-byte k" (RFC 8439 section 2.3).
+    let constants = _mm_set_epi32(0x6b20_6574, 0x7962_2d32, 0x3320_646e, 0x6170_7865);
+    // SAFETY: `key` is 32 readable bytes, each load reads 16 of them; `loadu` has no alignment
+    // requirement. SSE2 is implied by AVX-512 F.
+    let (k0, k1) = unsafe {
+        (
+            _mm_loadu_si128(key.as_ptr().cast()),
+            _mm_loadu_si128(key[16..].as_ptr().cast()),
+        )
+    };
+    // SAFETY: the mask selects the 12 bytes of `nonce`; masked-off bytes are neither read nor
+    // faulted on. AVX-512 BW and VL are enabled on this function.
+    let n = unsafe { _mm_maskz_loadu_epi8(0x0fff, nonce.as_ptr().cast()) };
+    // Nonce words to 13..15, a zero counter in word 12.
+    [constants, k0, k1, _mm_bslli_si128::<4>(n)]
+}
+
+/// The input rows of `G` groups from `counter` (as [`hz::start`]): lane `l` of group `g` is block
+/// `counter + 4g + l` of the state `rows` (whose counter word is zero).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn start<const G: usize>(rows: &[__m128i; 4], counter: u32) -> [hz::Rows; G] {
+    let input: hz::Rows = [0, 1, 2, 3].map(|i| _mm512_broadcast_i32x4(rows[i]));
+    // The counter into word 12 of every lane (one broadcast), then each lane's constant offset.
+    let row3 = _mm512_add_epi32(input[3], _mm512_maskz_set1_epi32(0x1111, counter as i32));
+    let mut start = [input; G];
+    for (g, s) in start.iter_mut().enumerate() {
+        let b = 4 * g as i32;
+        let lanes = _mm512_set_epi32(0, 0, 0, b + 3, 0, 0, 0, b + 2, 0, 0, 0, b + 1, 0, 0, 0, b);
+        s[3] = _mm512_add_epi32(row3, lanes);
+    }
+    start
+}
+
+/// The input rows of blocks `counter` and `counter + 1` of the state `rows` on 256-bit registers
+/// (the two-block form of [`start`]).
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn start2(rows: &[__m128i; 4], counter: u32) -> [__m256i; 4] {
+    let mut s = rows.map(|r| _mm256_broadcastsi128_si256(r));
+    let row3 = _mm256_add_epi32(s[3], _mm256_maskz_set1_epi32(0x11, counter as i32));
+    s[3] = _mm256_add_epi32(row3, _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0));
+    s
+}
+
+/// Blocks 0 and 1 of the state `rows`: the half-width chain (`hz::double_round2`), a little
 /// shorter than a group of four, for messages of one block.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn two_blocks(state: &[u32; 16]) -> [__m512i; 2] {
-    let start = hz::start2(state, 0);
+fn two_blocks(rows: &[__m128i; 4]) -> [__m512i; 2] {
+    let start = start2(rows, 0);
     let mut x = start;
     for _ in 0..10 {
         hz::double_round2(&mut x);
@@ -179,15 +258,15 @@ fn two_blocks(state: &[u32; 16]) -> [__m512i; 2] {
     hz::finish2(&x, &start).map(|[lo, hi]| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi))
 }
 
-/// Blocks 0 to 5 of the setup `state`: one group of four and the half-width chain for blocks 4
+/// Blocks 0 to 5 of the state `rows`: one group of four and the half-width chain for blocks 4
 /// and 5, interleaved, for messages of four or five blocks (two groups would compute two blocks
 /// that go unused) and as the first call of the longer seals whose later calls it leaves as many
 /// and as wide (see [`seal`]).
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn six_blocks(state: &[u32; 16]) -> [__m512i; 6] {
-    let start = hz::start::<1>(state, 0);
-    let start2 = hz::start2(state, 4);
+fn six_blocks(rows: &[__m128i; 4]) -> [__m512i; 6] {
+    let start = start::<1>(rows, 0);
+    let start2 = start2(rows, 4);
     let (mut x, mut y) = (start, start2);
     for _ in 0..10 {
         hz::double_round(&mut x);
@@ -199,17 +278,17 @@ fn six_blocks(state: &[u32; 16]) -> [__m512i; 6] {
     [b0, b1, b2, b3, b4, b5]
 }
 
-/// The key stream of the `4 * G` blocks from `counter` for the setup `state`, with the whole
+/// The key stream of the `4 * G` blocks from `counter` for the state `rows`, with the whole
 /// 16-byte blocks of `pending` absorbed into `poly` between the double rounds.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn keystream_absorbing<const G: usize>(
-    state: &[u32; 16],
+    rows: &[__m128i; 4],
     counter: u32,
     poly: &mut Poly,
     pending: &[u8],
 ) -> [[__m512i; 4]; G] {
-    let start = hz::start::<G>(state, counter);
+    let start = start::<G>(rows, counter);
     let mut x = start;
     let mut blocks = pending.chunks_exact(16);
     let per_round = (pending.len() / 16).div_ceil(10);
@@ -257,7 +336,7 @@ pub(crate) fn seal(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]
     if data.len() > STITCH_MAX {
         return [0; 16];
     }
-    let mut state = chacha20::setup_state(key, 0, nonce);
+    let state = state_rows(key, nonce);
     let mut poly;
     let mut done;
     let mut counter = 0;
@@ -313,7 +392,6 @@ pub(crate) fn seal(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]
         counter += 8;
     }
     poly.padded(&data[absorbed..]);
-    state.zeroize();
     poly.finish(aad.len(), data.len())
 }
 
@@ -332,10 +410,9 @@ pub(crate) fn open(
     if data.len() > STITCH_MAX {
         return false;
     }
-    let mut state = chacha20::setup_state(key, 0, nonce);
+    let state = state_rows(key, nonce);
     if data.len() <= 64 {
         let [block0, block1] = two_blocks(&state);
-        state.zeroize();
         let mut poly = poly_from_block0(block0);
         poly.padded(aad);
         poly.padded(data);
@@ -393,7 +470,6 @@ pub(crate) fn open(
         crate::util::xor_in_place(tail, &buf[..rest]);
     }
     chacha20::wipe(&mut buf[..steps * STEP_BYTES]);
-    state.zeroize();
     ok
 }
 
@@ -440,6 +516,67 @@ mod tests {
                     p.finish(aad.len(), len),
                     expected.as_slice(),
                     "len {len} round {round}"
+                );
+            }
+        }
+    }
+
+    /// The tail of 0 to 15 bytes read by overlapping loads equals the zero-padded copy's words.
+    #[test]
+    fn tail_words_match_padded_copy() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0x7a11);
+        for n in 0..16 {
+            for _ in 0..64 {
+                let mut block = [0u8; 16];
+                rng.fill_bytes(&mut block[..n]);
+                assert_eq!(
+                    tail_words(&block[..n]),
+                    (le64(&block[..8]), le64(&block[8..])),
+                    "n {n}"
+                );
+            }
+        }
+    }
+
+    /// The input rows built in registers from the key and nonce equal those of the setup state
+    /// ([`hz::start`]) for the counters used here and around the 32-bit wrap; the two-block rows
+    /// equal the first two lanes of a group.
+    #[test]
+    fn start_rows_match_setup_state() {
+        if !supported() {
+            return;
+        }
+        // SAFETY: a 512-bit vector is sixteen 32-bit words; any bit pattern is valid for both.
+        let words = |v: __m512i| unsafe { core::mem::transmute::<__m512i, [u32; 16]>(v) };
+        // SAFETY: as above, eight words.
+        let words2 = |v: __m256i| unsafe { core::mem::transmute::<__m256i, [u32; 8]>(v) };
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0x57a7e);
+        for counter in [0, 4, 6, 8, 16, 40, u32::MAX - 5, u32::MAX] {
+            let mut key = [0u8; 32];
+            let mut nonce = [0u8; 12];
+            rng.fill_bytes(&mut key);
+            rng.fill_bytes(&mut nonce);
+            let state = chacha20::setup_state(&key, 0, &nonce);
+            // SAFETY: AVX-512 F/BW/VL were checked above.
+            let (ours, theirs, pair, group) = unsafe {
+                let rows = state_rows(&key, &nonce);
+                (
+                    start::<2>(&rows, counter),
+                    hz::start::<2>(&state, counter),
+                    start2(&rows, counter),
+                    hz::start::<1>(&state, counter),
+                )
+            };
+            for g in 0..2 {
+                for r in 0..4 {
+                    assert_eq!(words(ours[g][r]), words(theirs[g][r]), "counter {counter}");
+                }
+            }
+            for r in 0..4 {
+                assert_eq!(
+                    words2(pair[r])[..],
+                    words(group[0][r])[..8],
+                    "counter {counter}"
                 );
             }
         }

@@ -8,20 +8,20 @@
 //! cost is the latency of one chain of 20 rounds over four registers; two independent groups
 //! (eight blocks) run interleaved in the same time on a core with two or more vector pipes.
 //!
-//! The pieces of the chain (`start`, `double_round`, `finish`, and `start2`/`double_round2`/
-//! `finish2` for two blocks on 256-bit registers) are also used by the stitched ChaCha20-Poly1305
-//! code (`aead/chacha20poly1305_x86.rs`), which interleaves Poly1305 between the double rounds.
+//! The rounds of the chain (`double_round`, `finish`, and `double_round2`/`finish2` for two blocks
+//! on 256-bit registers) are also used by the stitched ChaCha20-Poly1305 code
+//! (`aead/chacha20poly1305_x86.rs`), which interleaves Poly1305 between the double rounds and
+//! builds its input rows in registers from the key and nonce.
 //!
 //! Used only when the CPU reports AVX-512 F (and VL for the two-block chain; checked by the caller
 //! through [`crate::cpu`]).
 //! Additions, XORs, rotations and fixed shuffles only: constant-time.
 
 use core::arch::x86_64::{
-    __m128i, __m256i, __m512i, _mm256_add_epi32, _mm256_broadcastsi128_si256,
-    _mm256_permute2x128_si256, _mm256_rol_epi32, _mm256_set_epi32, _mm256_shuffle_epi32,
-    _mm256_xor_si256, _mm512_add_epi32, _mm512_broadcast_i32x4, _mm512_rol_epi32, _mm512_set_epi32,
-    _mm512_shuffle_epi32, _mm512_shuffle_i32x4, _mm512_storeu_si512, _mm512_xor_si512,
-    _mm_loadu_si128, _MM_PERM_ENUM,
+    __m128i, __m256i, __m512i, _mm256_add_epi32, _mm256_permute2x128_si256, _mm256_rol_epi32,
+    _mm256_shuffle_epi32, _mm256_xor_si256, _mm512_add_epi32, _mm512_broadcast_i32x4,
+    _mm512_rol_epi32, _mm512_set_epi32, _mm512_shuffle_epi32, _mm512_shuffle_i32x4,
+    _mm512_storeu_si512, _mm512_xor_si512, _mm_loadu_si128, _MM_PERM_ENUM,
 };
 use zeroize::Zeroize;
 
@@ -141,20 +141,29 @@ pub(crate) fn double_round<const G: usize>(x: &mut [Rows; G]) {
 #[inline]
 #[target_feature(enable = "avx512f")]
 pub(crate) fn finish<const G: usize>(x: &[Rows; G], start: &[Rows; G]) -> [[__m512i; 4]; G] {
-    core::array::from_fn(|g| {
-        let [a, b, c, d] = [0, 1, 2, 3].map(|i| _mm512_add_epi32(x[g][i], start[g][i]));
+    // A plain loop over the groups, not a per-group closure, which the compiler may leave out of
+    // line, passing every group's rows through memory.
+    let mut out = [x[0]; G];
+    for (o, (x, start)) in out.iter_mut().zip(x.iter().zip(start)) {
+        let [a, b, c, d] = [
+            _mm512_add_epi32(x[0], start[0]),
+            _mm512_add_epi32(x[1], start[1]),
+            _mm512_add_epi32(x[2], start[2]),
+            _mm512_add_epi32(x[3], start[3]),
+        ];
         // Lanes to blocks: block l = lane l of a, b, c, d (a 4x4 transpose of 128-bit lanes).
         let ab_lo = _mm512_shuffle_i32x4::<0x44>(a, b); // a0 a1 b0 b1
         let cd_lo = _mm512_shuffle_i32x4::<0x44>(c, d); // c0 c1 d0 d1
         let ab_hi = _mm512_shuffle_i32x4::<0xee>(a, b); // a2 a3 b2 b3
         let cd_hi = _mm512_shuffle_i32x4::<0xee>(c, d); // c2 c3 d2 d3
-        [
+        *o = [
             _mm512_shuffle_i32x4::<0x88>(ab_lo, cd_lo),
             _mm512_shuffle_i32x4::<0xdd>(ab_lo, cd_lo),
             _mm512_shuffle_i32x4::<0x88>(ab_hi, cd_hi),
             _mm512_shuffle_i32x4::<0xdd>(ab_hi, cd_hi),
-        ]
-    })
+        ];
+    }
+    out
 }
 
 /// One column (or, after [`diagonalize`], diagonal) round on every group.
@@ -202,28 +211,6 @@ fn diagonalize<
 /// same chain as a group of four on half-width registers, for callers that need at most two
 /// blocks.
 type Rows2 = [__m256i; 4];
-
-/// The input rows of blocks `counter` and `counter + 1` of the setup `state` (word 12 ignored).
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-pub(crate) fn start2(state: &[u32; 16], counter: u32) -> Rows2 {
-    let mut row = [0u32; 16];
-    row.copy_from_slice(state);
-    row[12] = counter;
-    let load = |i: usize| {
-        // SAFETY: `row[4 * i..4 * i + 4]` (`i < 4`) is 16 readable bytes; `loadu` has no
-        // alignment requirement. AVX2 is enabled on this function (implied by AVX-512 F).
-        unsafe {
-            _mm256_broadcastsi128_si256(_mm_loadu_si128(
-                row[4 * i..4 * i + 4].as_ptr().cast::<__m128i>(),
-            ))
-        }
-    };
-    let mut start: Rows2 = [load(0), load(1), load(2), load(3)];
-    row.zeroize();
-    start[3] = _mm256_add_epi32(start[3], _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0));
-    start
-}
 
 /// One double round on two blocks.
 #[inline]
