@@ -137,24 +137,15 @@ fn seal_and_open_match_rustcrypto() {
     for key_len in [16usize, 24, 32] {
         for &(iv_len, tag_len) in SHAPES {
             for &pt_len in TEXT_LENS {
-                let key = random_bytes(&mut rng, key_len);
-                let iv = random_bytes(&mut rng, iv_len);
                 let aad_len = AAD_LENS[rng.gen_range(0..AAD_LENS.len())];
-                let aad = random_bytes(&mut rng, aad_len);
-                let pt = random_bytes(&mut rng, pt_len);
-                let (ct, tag) = reference_seal(&key, &iv, &aad, &pt, tag_len);
-                let what =
-                    format!("key {key_len} iv {iv_len} tag {tag_len} aad {aad_len} pt {pt_len}");
-
-                for backend in backends() {
-                    let gcm = AesGcm::with_backend(&key, tag_len, backend).unwrap();
-                    let mut data = pt.clone();
-                    let ours = gcm.seal(&iv, &aad, &mut data).unwrap();
-                    assert_eq!(data, ct, "{backend:?} ct, {what}");
-                    assert_eq!(ours.as_ref(), &tag[..], "{backend:?} tag, {what}");
-                    gcm.open(&iv, &aad, &mut data, &tag).unwrap();
-                    assert_eq!(data, pt, "{backend:?} open, {what}");
-                }
+                let shape = Shape {
+                    key_len,
+                    iv_len,
+                    tag_len,
+                    aad_len,
+                    pt_len,
+                };
+                seal_open_match_rustcrypto(&mut rng, shape);
             }
         }
     }
@@ -320,23 +311,34 @@ fn environment_forces_portable_backend() {
     );
 }
 
-/// Seals random data of the given sizes on every backend and checks ciphertext and tag against
-/// RustCrypto, then opens it back.
-fn seal_open_match_rustcrypto(
-    rng: &mut StdRng,
+/// The sizes of one random seal/open check.
+#[derive(Clone, Copy)]
+struct Shape {
     key_len: usize,
     iv_len: usize,
+    tag_len: usize,
     aad_len: usize,
     pt_len: usize,
-) {
+}
+
+/// Seals random data of the given sizes on every backend and checks ciphertext and tag against
+/// RustCrypto, then opens it back.
+fn seal_open_match_rustcrypto(rng: &mut StdRng, shape: Shape) {
+    let Shape {
+        key_len,
+        iv_len,
+        tag_len,
+        aad_len,
+        pt_len,
+    } = shape;
     let key = random_bytes(rng, key_len);
     let iv = random_bytes(rng, iv_len);
     let aad = random_bytes(rng, aad_len);
     let pt = random_bytes(rng, pt_len);
-    let (ct, tag) = reference_seal(&key, &iv, &aad, &pt, 16);
-    let what = format!("key {key_len} iv {iv_len} aad {aad_len} pt {pt_len}");
+    let (ct, tag) = reference_seal(&key, &iv, &aad, &pt, tag_len);
+    let what = format!("key {key_len} iv {iv_len} tag {tag_len} aad {aad_len} pt {pt_len}");
     for backend in backends() {
-        let gcm = AesGcm::with_backend(&key, 16, backend).unwrap();
+        let gcm = AesGcm::with_backend(&key, tag_len, backend).unwrap();
         let mut data = pt.clone();
         let ours = gcm.seal(&iv, &aad, &mut data).unwrap();
         assert_eq!(data, ct, "{backend:?} ct, {what}");
@@ -355,7 +357,14 @@ fn whole_group_texts_match_rustcrypto() {
         for pt_len in [512usize, 1024, 1536, 2048] {
             for aad_len in [0usize, 1, 13, 16, 17, 496, 511, 512, 513, 600] {
                 for iv_len in [12usize, 8] {
-                    seal_open_match_rustcrypto(&mut rng, key_len, iv_len, aad_len, pt_len);
+                    let shape = Shape {
+                        key_len,
+                        iv_len,
+                        tag_len: 16,
+                        aad_len,
+                        pt_len,
+                    };
+                    seal_open_match_rustcrypto(&mut rng, shape);
                 }
             }
         }
@@ -379,7 +388,14 @@ fn long_texts_at_random_counter_phases_match_rustcrypto() {
             16384 + 512 + 100,
         ] {
             for (aad_len, iv_len) in [(0usize, 16usize), (13, 8), (512, 16), (513, 8)] {
-                seal_open_match_rustcrypto(&mut rng, key_len, iv_len, aad_len, pt_len);
+                let shape = Shape {
+                    key_len,
+                    iv_len,
+                    tag_len: 16,
+                    aad_len,
+                    pt_len,
+                };
+                seal_open_match_rustcrypto(&mut rng, shape);
             }
         }
     }
