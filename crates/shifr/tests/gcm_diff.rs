@@ -138,14 +138,7 @@ fn seal_and_open_match_rustcrypto() {
         for &(iv_len, tag_len) in SHAPES {
             for &pt_len in TEXT_LENS {
                 let aad_len = AAD_LENS[rng.gen_range(0..AAD_LENS.len())];
-                let shape = Shape {
-                    key_len,
-                    iv_len,
-                    tag_len,
-                    aad_len,
-                    pt_len,
-                };
-                seal_open_match_rustcrypto(&mut rng, shape);
+                seal_open_match_rustcrypto(&mut rng, key_len, iv_len, tag_len, aad_len, pt_len);
             }
         }
     }
@@ -311,26 +304,16 @@ fn environment_forces_portable_backend() {
     );
 }
 
-/// The sizes of one random seal/open check.
-#[derive(Clone, Copy)]
-struct Shape {
+/// Seals random data of the given sizes on every backend and checks ciphertext and tag against
+/// RustCrypto, then opens it back.
+fn seal_open_match_rustcrypto(
+    rng: &mut StdRng,
     key_len: usize,
     iv_len: usize,
     tag_len: usize,
     aad_len: usize,
     pt_len: usize,
-}
-
-/// Seals random data of the given sizes on every backend and checks ciphertext and tag against
-/// RustCrypto, then opens it back.
-fn seal_open_match_rustcrypto(rng: &mut StdRng, shape: Shape) {
-    let Shape {
-        key_len,
-        iv_len,
-        tag_len,
-        aad_len,
-        pt_len,
-    } = shape;
+) {
     let key = random_bytes(rng, key_len);
     let iv = random_bytes(rng, iv_len);
     let aad = random_bytes(rng, aad_len);
@@ -357,14 +340,7 @@ fn whole_group_texts_match_rustcrypto() {
         for pt_len in [512usize, 1024, 1536, 2048] {
             for aad_len in [0usize, 1, 13, 16, 17, 496, 511, 512, 513, 600] {
                 for iv_len in [12usize, 8] {
-                    let shape = Shape {
-                        key_len,
-                        iv_len,
-                        tag_len: 16,
-                        aad_len,
-                        pt_len,
-                    };
-                    seal_open_match_rustcrypto(&mut rng, shape);
+                    seal_open_match_rustcrypto(&mut rng, key_len, iv_len, 16, aad_len, pt_len);
                 }
             }
         }
@@ -388,14 +364,7 @@ fn long_texts_at_random_counter_phases_match_rustcrypto() {
             16384 + 512 + 100,
         ] {
             for (aad_len, iv_len) in [(0usize, 16usize), (13, 8), (512, 16), (513, 8)] {
-                let shape = Shape {
-                    key_len,
-                    iv_len,
-                    tag_len: 16,
-                    aad_len,
-                    pt_len,
-                };
-                seal_open_match_rustcrypto(&mut rng, shape);
+                seal_open_match_rustcrypto(&mut rng, key_len, iv_len, 16, aad_len, pt_len);
             }
         }
     }
