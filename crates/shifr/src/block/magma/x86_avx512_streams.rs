@@ -580,27 +580,12 @@ impl Kernel<'_> {
             let mut output = [[[zero; 2]; BATCH]; H];
             for b in 0..m {
                 let mut state = chain;
-                if MODE == CBC || MODE == MAC {
-                    for (state, input) in state.iter_mut().zip(&input) {
-                        state[0] = _mm256_xor_si256(state[0], input[b][0]);
-                        state[1] = _mm256_xor_si256(state[1], input[b][1]);
-                    }
+                for (state, input) in state.iter_mut().zip(&input) {
+                    *state = round_input::<MODE>(*state, input[b]);
                 }
                 rounds_256::<H, false>(&mut state, &round_keys, self.half);
                 for h in 0..H {
-                    // The rounds end without the last swap: the a_0 word is in state[h][1].
-                    let y = [state[h][1], state[h][0]];
-                    let p = input[h][b];
-                    let out = match MODE {
-                        CBC | MAC => y,
-                        _ => [_mm256_xor_si256(p[0], y[0]), _mm256_xor_si256(p[1], y[1])],
-                    };
-                    chain[h] = match MODE {
-                        CFB_DECRYPT => p,
-                        OFB => y,
-                        _ => out,
-                    };
-                    output[h][b] = out;
+                    (output[h][b], chain[h]) = after_rounds::<MODE>(state[h], input[h][b]);
                 }
             }
             if MODE != MAC {
@@ -667,11 +652,8 @@ impl Kernel<'_> {
                 }
             }
             let mut state = chain;
-            if MODE == CBC || MODE == MAC {
-                for (state, input) in state.iter_mut().zip(&input) {
-                    state[0] = _mm256_xor_si256(state[0], input[0]);
-                    state[1] = _mm256_xor_si256(state[1], input[1]);
-                }
+            for (state, input) in state.iter_mut().zip(&input) {
+                *state = round_input::<MODE>(*state, *input);
             }
             let mut wide = [[_mm512_setzero_si512(); 2]; G];
             #[allow(clippy::needless_range_loop)]
@@ -691,21 +673,8 @@ impl Kernel<'_> {
                     unsafe { self.scatter(&lanes[g], j - 1, out) };
                 }
             }
-            #[allow(clippy::needless_range_loop)]
             for h in 0..H {
-                // The rounds end without the last swap: the a_0 word is in state[h][1].
-                let y = [state[h][1], state[h][0]];
-                let p = input[h];
-                let out = match MODE {
-                    CBC | MAC => y,
-                    _ => [_mm256_xor_si256(p[0], y[0]), _mm256_xor_si256(p[1], y[1])],
-                };
-                chain[h] = match MODE {
-                    CFB_DECRYPT => p,
-                    OFB => y,
-                    _ => out,
-                };
-                previous[h] = out;
+                (previous[h], chain[h]) = after_rounds::<MODE>(state[h], input[h]);
             }
             input = next;
         }
@@ -738,6 +707,43 @@ fn halves([a0, a1]: [__m512i; 2]) -> [[__m256i; 2]; 2] {
             _mm512_extracti64x4_epi64::<1>(a1),
         ],
     ]
+}
+
+/// The rounds' input for one block of eight lanes (`[a_0, a_1]` halves): the chaining value,
+/// joined by the block `p` in CBC and the MAC chain (the other modes encipher the chaining value
+/// alone).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+fn round_input<const MODE: u8>(chain: [__m256i; 2], p: [__m256i; 2]) -> [__m256i; 2] {
+    match MODE {
+        CBC | MAC => [
+            _mm256_xor_si256(chain[0], p[0]),
+            _mm256_xor_si256(chain[1], p[1]),
+        ],
+        _ => chain,
+    }
+}
+
+/// The output block and the next chaining value of eight lanes from the rounds' final `state`
+/// and the block `p` that went in with them.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+fn after_rounds<const MODE: u8>(
+    state: [__m256i; 2],
+    p: [__m256i; 2],
+) -> ([__m256i; 2], [__m256i; 2]) {
+    // The rounds end without the last swap: the a_0 word is in state[1].
+    let y = [state[1], state[0]];
+    let out = match MODE {
+        CBC | MAC => y,
+        _ => [_mm256_xor_si256(p[0], y[0]), _mm256_xor_si256(p[1], y[1])],
+    };
+    let chain = match MODE {
+        CFB_DECRYPT => p,
+        OFB => y,
+        _ => out,
+    };
+    (out, chain)
 }
 
 /// Stores the halves of sixteen-lane group `g` as eight-lane groups `2 * g` and `2 * g + 1` of
