@@ -10,6 +10,13 @@ pub(crate) fn to_vec(x: u128) -> __m128i {
     _mm_set_epi64x((x >> 64) as i64, x as i64)
 }
 
+/// The XOR of the two 64-bit halves of `p`, in both halves: a key power's factor in the middle
+/// product of a Karatsuba carry-less multiply, `(x_lo ^ x_hi)(p_lo ^ p_hi)`, kept with the key.
+pub(crate) fn karatsuba_halves(p: u128) -> u128 {
+    let folded = u128::from((p as u64) ^ ((p >> 64) as u64));
+    folded | (folded << 64)
+}
+
 /// The inverse of [`to_vec`].
 #[inline]
 #[target_feature(enable = "sse2")]

@@ -25,7 +25,7 @@
 //! key setup depends on nothing secret (the carry of `H << 1` is applied with a mask).
 
 use super::gcm::PreCounter;
-use crate::x86_u128::{to_u128, to_vec};
+use crate::x86_u128::{karatsuba_halves, to_u128, to_vec};
 use core::arch::x86_64::{
     __m128i, __m512i, _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
     _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
@@ -86,11 +86,7 @@ impl StitchKey {
             *p = ascending[GROUP_BLOCKS - 1 - k];
         }
         ascending.zeroize();
-        let mut karatsuba = [0u128; GROUP_BLOCKS];
-        for (k, p) in karatsuba.iter_mut().zip(&powers) {
-            let folded = u128::from((*p as u64) ^ ((*p >> 64) as u64));
-            *k = folded | (folded << 64);
-        }
+        let karatsuba: [u128; GROUP_BLOCKS] = core::array::from_fn(|k| karatsuba_halves(powers[k]));
         Some(StitchKey { powers, karatsuba })
     }
 

@@ -14,7 +14,7 @@
 //! those of the powers kept in the key); groups of fewer than sixteen blocks go through
 //! [`ClmulKey`].
 
-use crate::x86_u128::{to_u128, to_vec};
+use crate::x86_u128::{karatsuba_halves, to_u128, to_vec};
 use core::arch::x86_64::{
     __m128i, _mm_clmulepi64_si128, _mm_loadu_si128, _mm_set_epi8, _mm_setzero_si128,
     _mm_shuffle_epi8, _mm_xor_si128,
@@ -213,11 +213,8 @@ impl WideKey {
             *p = ascending[WIDE_AGGREGATE - 1 - k];
         }
         ascending.zeroize();
-        let mut karatsuba = [0u128; WIDE_AGGREGATE];
-        for (k, p) in karatsuba.iter_mut().zip(&powers) {
-            let folded = u128::from((*p as u64) ^ ((*p >> 64) as u64));
-            *k = folded | (folded << 64);
-        }
+        let karatsuba: [u128; WIDE_AGGREGATE] =
+            core::array::from_fn(|k| karatsuba_halves(powers[k]));
         Some(WideKey {
             powers,
             karatsuba,
