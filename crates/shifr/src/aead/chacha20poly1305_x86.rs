@@ -23,11 +23,11 @@
 use crate::stream::chacha20::{self, x86_avx512_short as hz};
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm256_add_epi32, _mm256_broadcastsi128_si256,
-    _mm256_maskz_set1_epi32, _mm256_set_epi32, _mm512_add_epi32, _mm512_broadcast_i32x4,
-    _mm512_castsi256_si512, _mm512_castsi512_si128, _mm512_extracti32x4_epi32, _mm512_inserti64x4,
-    _mm512_loadu_si512, _mm512_mask_loadu_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_set1_epi32,
-    _mm512_set_epi32, _mm512_setzero_si512, _mm512_storeu_si512, _mm512_xor_si512, _mm_bslli_si128,
-    _mm_cvtsi128_si64, _mm_extract_epi64, _mm_loadu_si128, _mm_maskz_loadu_epi8, _mm_set_epi32,
+    _mm256_maskz_set1_epi32, _mm256_set_epi32, _mm512_castsi256_si512, _mm512_castsi512_si128,
+    _mm512_extracti32x4_epi32, _mm512_inserti64x4, _mm512_loadu_si512, _mm512_mask_loadu_epi8,
+    _mm512_mask_storeu_epi8, _mm512_setzero_si512, _mm512_storeu_si512, _mm512_xor_si512,
+    _mm_bslli_si128, _mm_cvtsi128_si64, _mm_extract_epi64, _mm_loadu_si128, _mm_maskz_loadu_epi8,
+    _mm_set_epi32,
 };
 use zeroize::Zeroize;
 
@@ -217,25 +217,8 @@ fn state_rows(key: &[u8; 32], nonce: &[u8; 12]) -> [__m128i; 4] {
     [constants, k0, k1, _mm_bslli_si128::<4>(n)]
 }
 
-/// The input rows of `G` groups from `counter` (as [`hz::start`]): lane `l` of group `g` is block
-/// `counter + 4g + l` of the state `rows` (whose counter word is zero).
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn start<const G: usize>(rows: &[__m128i; 4], counter: u32) -> [hz::Rows; G] {
-    let input: hz::Rows = [0, 1, 2, 3].map(|i| _mm512_broadcast_i32x4(rows[i]));
-    // The counter into word 12 of every lane (one broadcast), then each lane's constant offset.
-    let row3 = _mm512_add_epi32(input[3], _mm512_maskz_set1_epi32(0x1111, counter as i32));
-    let mut start = [input; G];
-    for (g, s) in start.iter_mut().enumerate() {
-        let b = 4 * g as i32;
-        let lanes = _mm512_set_epi32(0, 0, 0, b + 3, 0, 0, 0, b + 2, 0, 0, 0, b + 1, 0, 0, 0, b);
-        s[3] = _mm512_add_epi32(row3, lanes);
-    }
-    start
-}
-
 /// The input rows of blocks `counter` and `counter + 1` of the state `rows` on 256-bit registers
-/// (the two-block form of [`start`]).
+/// (the two-block form of [`hz::start_rows`]).
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn start2(rows: &[__m128i; 4], counter: u32) -> [__m256i; 4] {
@@ -265,7 +248,7 @@ fn two_blocks(rows: &[__m128i; 4]) -> [__m512i; 2] {
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn six_blocks(rows: &[__m128i; 4]) -> [__m512i; 6] {
-    let start = start::<1>(rows, 0);
+    let start = hz::start_rows::<1>(rows, 0);
     let start2 = start2(rows, 4);
     let (mut x, mut y) = (start, start2);
     for _ in 0..10 {
@@ -288,7 +271,7 @@ fn keystream_absorbing<const G: usize>(
     poly: &mut Poly,
     pending: &[u8],
 ) -> [[__m512i; 4]; G] {
-    let start = start::<G>(rows, counter);
+    let start = hz::start_rows::<G>(rows, counter);
     let mut x = start;
     let mut blocks = pending.chunks_exact(16);
     let per_round = (pending.len() / 16).div_ceil(10);
@@ -538,9 +521,10 @@ mod tests {
         }
     }
 
-    /// The input rows built in registers from the key and nonce equal those of the setup state
-    /// ([`hz::start`]) for the counters used here and around the 32-bit wrap; the two-block rows
-    /// equal the first two lanes of a group.
+    /// The input rows built in registers from the key and nonce hold, lane by lane, the setup
+    /// state of each block (`chacha20::setup_state` with that block's counter) for the counters
+    /// used here and around the 32-bit wrap; the two-block rows equal the first two lanes of a
+    /// group.
     #[test]
     fn start_rows_match_setup_state() {
         if !supported() {
@@ -556,26 +540,28 @@ mod tests {
             let mut nonce = [0u8; 12];
             rng.fill_bytes(&mut key);
             rng.fill_bytes(&mut nonce);
-            let state = chacha20::setup_state(&key, 0, &nonce);
             // SAFETY: AVX-512 F/BW/VL were checked above.
-            let (ours, theirs, pair, group) = unsafe {
+            let (groups, pair) = unsafe {
                 let rows = state_rows(&key, &nonce);
-                (
-                    start::<2>(&rows, counter),
-                    hz::start::<2>(&state, counter),
-                    start2(&rows, counter),
-                    hz::start::<1>(&state, counter),
-                )
+                (hz::start_rows::<2>(&rows, counter), start2(&rows, counter))
             };
-            for g in 0..2 {
-                for r in 0..4 {
-                    assert_eq!(words(ours[g][r]), words(theirs[g][r]), "counter {counter}");
+            for (g, group) in groups.iter().enumerate() {
+                for lane in 0..4 {
+                    let block = counter.wrapping_add((4 * g + lane) as u32);
+                    let expected = chacha20::setup_state(&key, block, &nonce);
+                    for (r, row) in group.iter().enumerate() {
+                        assert_eq!(
+                            words(*row)[4 * lane..4 * lane + 4],
+                            expected[4 * r..4 * r + 4],
+                            "counter {counter} group {g} lane {lane} row {r}"
+                        );
+                    }
                 }
             }
             for r in 0..4 {
                 assert_eq!(
                     words2(pair[r])[..],
-                    words(group[0][r])[..8],
+                    words(groups[0][r])[..8],
                     "counter {counter}"
                 );
             }

@@ -23,7 +23,7 @@ use core::arch::x86_64::{
     _mm512_rol_epi32, _mm512_set_epi32, _mm512_shuffle_epi32, _mm512_shuffle_i32x4,
     _mm512_storeu_si512, _mm512_xor_si512, _mm_loadu_si128, _MM_PERM_ENUM,
 };
-use zeroize::Zeroize;
+use core::arch::x86_64::{_mm512_maskz_set1_epi32, _mm_blend_epi32, _mm_setzero_si128};
 
 /// Blocks of one group (one register per row).
 pub(super) const GROUP_BLOCKS: usize = 4;
@@ -84,44 +84,32 @@ fn groups<const G: usize>(state: &[u32; 16], counter: u32, out: &mut [u8]) {
 #[inline]
 #[target_feature(enable = "avx512f")]
 pub(crate) fn start<const G: usize>(state: &[u32; 16], counter: u32) -> [Rows; G] {
-    let mut row = [0u32; 16];
-    row.copy_from_slice(state);
-    row[12] = counter;
-    let load = |i: usize| {
-        // SAFETY: `row[4 * i..4 * i + 4]` (`i < 4`) is 16 readable bytes; `loadu` has no
-        // alignment requirement. AVX-512 F is enabled on this function.
-        unsafe {
-            _mm512_broadcast_i32x4(_mm_loadu_si128(
-                row[4 * i..4 * i + 4].as_ptr().cast::<__m128i>(),
-            ))
-        }
+    let row = |i: usize| {
+        // SAFETY: `state[4 * i..4 * i + 4]` (`i < 4`) is 16 readable bytes; `loadu` has no
+        // alignment requirement. AVX-512 F (and with it SSE2) is enabled on this function.
+        unsafe { _mm_loadu_si128(state[4 * i..4 * i + 4].as_ptr().cast::<__m128i>()) }
     };
-    let input: Rows = [load(0), load(1), load(2), load(3)];
-    row.zeroize();
-    // Only word 12 (the first of row 3) differs between the lanes.
-    let lanes = |g: i32| {
-        _mm512_set_epi32(
-            0,
-            0,
-            0,
-            4 * g + 3,
-            0,
-            0,
-            0,
-            4 * g + 2,
-            0,
-            0,
-            0,
-            4 * g + 1,
-            0,
-            0,
-            0,
-            4 * g,
-        )
-    };
+    // Word 12 to zero (a dword blend, AVX2 being implied by AVX-512 F): `start_rows` adds the
+    // counter to it.
+    let row3 = _mm_blend_epi32::<0b0001>(row(3), _mm_setzero_si128());
+    start_rows(&[row(0), row(1), row(2), row3], counter)
+}
+
+/// The input rows of `G` groups from `counter` for the state `rows` (one 128-bit register per
+/// row, the counter word 12 zero): lane `l` of group `g` is block `counter + 4g + l`. Built in
+/// registers, with no copy of the state on the stack: a copy written word by word and reloaded
+/// by rows is a load that store forwarding cannot serve, at the head of every call.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn start_rows<const G: usize>(rows: &[__m128i; 4], counter: u32) -> [Rows; G] {
+    let input: Rows = [0, 1, 2, 3].map(|i| _mm512_broadcast_i32x4(rows[i]));
+    // The counter into word 12 of every lane (one broadcast), then each lane's constant offset.
+    let row3 = _mm512_add_epi32(input[3], _mm512_maskz_set1_epi32(0x1111, counter as i32));
     let mut start = [input; G];
     for (g, s) in start.iter_mut().enumerate() {
-        s[3] = _mm512_add_epi32(input[3], lanes(g as i32));
+        let b = 4 * g as i32;
+        let lanes = _mm512_set_epi32(0, 0, 0, b + 3, 0, 0, 0, b + 2, 0, 0, 0, b + 1, 0, 0, 0, b);
+        s[3] = _mm512_add_epi32(row3, lanes);
     }
     start
 }
