@@ -317,8 +317,8 @@ fn reference_feedback<C: BlockCipher>(c: &C, mode: usize, iv: &[u8], data: &mut 
 }
 
 /// `feedback_lanes` (the multi-stream feedback kernel) against the portable backend block by
-/// block: 1..=40 streams (one and two groups of sixteen lanes, partial groups), every mode, run
-/// lengths around the kernel's one-block look-ahead.
+/// block: 1..=40 streams (one to four groups of eight lanes, partial groups, and more streams than
+/// one call of the kernel takes), every mode, short runs.
 fn check_feedback<C: BlockCipher>(make: Make<C>) {
     check_feedback_shapes(make, &(1..=40).collect::<Vec<_>>(), &[0, 1, 2, 3, 9]);
 }
@@ -383,9 +383,9 @@ fn gost28147_feedback_lanes_match_portable() {
     check_feedback(Gost28147::with_backend);
 }
 
-/// Stream counts around the groups of eight and sixteen lanes, and lengths around the kernel's
-/// batches of four blocks per stream, up to 600 bytes.
-const FEEDBACK_STREAMS: &[usize] = &[1, 7, 8, 9, 15, 16, 17, 31, 32, 33];
+/// Stream counts around the groups of eight lanes and the 32 streams of one kernel call, and
+/// lengths around the kernel's batches of four blocks per stream, up to 600 bytes.
+const FEEDBACK_STREAMS: &[usize] = &[1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33];
 const FEEDBACK_BLOCKS: &[usize] = &[4, 5, 6, 7, 8, 11, 12, 13, 64, 75];
 
 #[test]

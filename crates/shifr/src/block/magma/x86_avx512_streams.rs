@@ -9,21 +9,17 @@
 //! the chaining values, kept in the split `(a_0, a_1)` form the rounds work on (so the feedback
 //! costs no shuffle at all, only a `vpxord`).
 //!
-//! Up to sixteen streams (a single-stream chain included) run as one or two interleaved groups of
-//! eight lanes (`x86_avx512::rounds_256`, whose round has the shorter dependency chain on AMD Zen
-//! 4 than the 512-bit round). Their blocks come and go four at a time per stream: a 32-byte row
-//! of each stream is read with plain loads (masked ones for a last, shorter batch) and turned into
-//! the `a_0` and `a_1` lane registers of its four blocks by in-lane shuffles, which also apply the
-//! layout's byte order, and the results go back the same way. Gathers and scatters, one per block
-//! and eight lanes, are microcoded on Zen 4 and hold up the issue of the rounds around them.
-//!
-//! With more than sixteen streams, the two 512-bit groups of `x86_avx512::rounds` interleave
-//! (four 256-bit groups would be bound by the issue of their rounds rather than by latency), and
-//! block `j` of sixteen streams is fetched with two `vpgatherqq` (eight streams each, one 64-bit
-//! address per lane), split into its `a_0` and `a_1` registers by the same two `vpermi2b` as in
-//! `x86_avx512`, and written back through the inverse `vpermi2b` pair and two `vpscatterqq`. The
-//! next block is gathered before the rounds of this one start, and the previous block is
-//! scattered only after them, so that both run in the ports the rounds leave idle.
+//! The streams run as one to four interleaved groups of eight lanes, one group per eight streams
+//! (a single-stream chain is one group with one live lane), on the 256-bit rounds of
+//! `x86_avx512::rounds_256`. On AMD Zen 4 a 256-bit `vpermi2b` has less latency than the 512-bit
+//! `vpermb` (which runs as two halves), and the dependency chain of a round, which a feedback mode
+//! waits for, runs through it: four eight-lane groups of 32 streams finish a round sooner than the
+//! two sixteen-lane groups of the 512-bit rounds would. Blocks come and go four at a time per
+//! stream: a 32-byte row of each stream is read with plain loads (masked ones for a last, shorter
+//! batch) and turned into the `a_0` and `a_1` lane registers of its four blocks by in-lane
+//! shuffles, which also apply the layout's byte order, and the results go back the same way.
+//! Gathers and scatters, one per block and eight lanes, are microcoded on Zen 4 and would hold up
+//! the issue of the rounds around them.
 //!
 //! Constant-time like the rest of the AVX-512 backend: register lookups only; the addresses
 //! touched depend only on where the (public) streams are and on their (public) lengths.
@@ -33,23 +29,22 @@ use core::arch::x86_64::{
     _mm256_extracti128_si256, _mm256_inserti128_si256, _mm256_loadu_si256,
     _mm256_permutex2var_epi8, _mm256_setzero_si256, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
     _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_xor_si256, _mm512_castsi256_si512,
-    _mm512_castsi512_si256, _mm512_extracti64x4_epi64, _mm512_inserti64x4, _mm512_loadu_si512,
-    _mm512_mask_i64gather_epi64, _mm512_mask_i64scatter_epi64, _mm512_mask_storeu_epi8,
-    _mm512_maskz_loadu_epi8, _mm512_setzero_si512, _mm_loadu_si128, _mm_mask_storeu_epi32,
-    _mm_maskz_loadu_epi32, _mm_setzero_si128, _mm_storeu_si128,
+    _mm512_castsi512_si256, _mm512_extracti64x4_epi64, _mm512_inserti64x4, _mm512_mask_storeu_epi8,
+    _mm512_maskz_loadu_epi8, _mm_loadu_si128, _mm_mask_storeu_epi32, _mm_maskz_loadu_epi32,
+    _mm_setzero_si128, _mm_storeu_si128,
 };
 
 use super::nibble::NibbleTables;
 use super::soft::Layout;
-use super::x86_avx512::{lane_keys, rounds, rounds_256, Avx512Vbmi, Consts, HalfConsts, LANES};
+use super::x86_avx512::{lane_keys, rounds_256, Avx512Vbmi, Consts, HalfConsts, LANES};
 use crate::block::Feedback;
 
-/// Groups of sixteen lanes whose rounds interleave.
-const GROUPS: usize = 2;
-/// The most streams one kernel call takes; more are run in further calls.
-const CHUNK: usize = LANES * GROUPS;
-/// Lanes per gather: eight 64-bit addresses fill a register.
+/// Lanes of one group: eight 32-bit words fill a 256-bit register.
 const HALF: usize = LANES / 2;
+/// Groups of eight lanes whose rounds interleave, at most.
+const GROUPS: usize = 4;
+/// The most streams one kernel call takes; more are run in further calls.
+const CHUNK: usize = HALF * GROUPS;
 
 /// The five modes, as a const parameter of the kernel.
 const CBC: u8 = 0;
@@ -119,21 +114,26 @@ unsafe fn feedback(
         // SAFETY: the streams of `part` are streams of `run`, each with `8 * blocks` bytes.
         unsafe {
             match (keys.len().div_ceil(HALF), mode) {
-                (0 | 1, CBC) => k.narrow::<1, CBC>(keys, registers, &mut part),
-                (0 | 1, CFB_ENCRYPT) => k.narrow::<1, CFB_ENCRYPT>(keys, registers, &mut part),
-                (0 | 1, CFB_DECRYPT) => k.narrow::<1, CFB_DECRYPT>(keys, registers, &mut part),
-                (0 | 1, OFB) => k.narrow::<1, OFB>(keys, registers, &mut part),
-                (0 | 1, _) => k.narrow::<1, MAC>(keys, registers, &mut part),
-                (2, CBC) => k.narrow::<2, CBC>(keys, registers, &mut part),
-                (2, CFB_ENCRYPT) => k.narrow::<2, CFB_ENCRYPT>(keys, registers, &mut part),
-                (2, CFB_DECRYPT) => k.narrow::<2, CFB_DECRYPT>(keys, registers, &mut part),
-                (2, OFB) => k.narrow::<2, OFB>(keys, registers, &mut part),
-                (2, _) => k.narrow::<2, MAC>(keys, registers, &mut part),
-                (_, CBC) => k.chunk::<CBC>(keys, registers, &mut part),
-                (_, CFB_ENCRYPT) => k.chunk::<CFB_ENCRYPT>(keys, registers, &mut part),
-                (_, CFB_DECRYPT) => k.chunk::<CFB_DECRYPT>(keys, registers, &mut part),
-                (_, OFB) => k.chunk::<OFB>(keys, registers, &mut part),
-                (_, _) => k.chunk::<MAC>(keys, registers, &mut part),
+                (0 | 1, CBC) => k.run::<1, CBC>(keys, registers, &mut part),
+                (0 | 1, CFB_ENCRYPT) => k.run::<1, CFB_ENCRYPT>(keys, registers, &mut part),
+                (0 | 1, CFB_DECRYPT) => k.run::<1, CFB_DECRYPT>(keys, registers, &mut part),
+                (0 | 1, OFB) => k.run::<1, OFB>(keys, registers, &mut part),
+                (0 | 1, _) => k.run::<1, MAC>(keys, registers, &mut part),
+                (2, CBC) => k.run::<2, CBC>(keys, registers, &mut part),
+                (2, CFB_ENCRYPT) => k.run::<2, CFB_ENCRYPT>(keys, registers, &mut part),
+                (2, CFB_DECRYPT) => k.run::<2, CFB_DECRYPT>(keys, registers, &mut part),
+                (2, OFB) => k.run::<2, OFB>(keys, registers, &mut part),
+                (2, _) => k.run::<2, MAC>(keys, registers, &mut part),
+                (3, CBC) => k.run::<3, CBC>(keys, registers, &mut part),
+                (3, CFB_ENCRYPT) => k.run::<3, CFB_ENCRYPT>(keys, registers, &mut part),
+                (3, CFB_DECRYPT) => k.run::<3, CFB_DECRYPT>(keys, registers, &mut part),
+                (3, OFB) => k.run::<3, OFB>(keys, registers, &mut part),
+                (3, _) => k.run::<3, MAC>(keys, registers, &mut part),
+                (_, CBC) => k.run::<4, CBC>(keys, registers, &mut part),
+                (_, CFB_ENCRYPT) => k.run::<4, CFB_ENCRYPT>(keys, registers, &mut part),
+                (_, CFB_DECRYPT) => k.run::<4, CFB_DECRYPT>(keys, registers, &mut part),
+                (_, OFB) => k.run::<4, OFB>(keys, registers, &mut part),
+                (_, _) => k.run::<4, MAC>(keys, registers, &mut part),
             }
         }
     }
@@ -146,45 +146,6 @@ fn byte_mask(bytes: usize) -> u64 {
         u64::MAX
     } else {
         (1u64 << bytes) - 1
-    }
-}
-
-/// The mask of the first `lanes` of eight 64-bit lanes (`lanes` is clamped to 8).
-#[inline(always)]
-fn lane_mask(lanes: usize) -> __mmask8 {
-    ((1u16 << lanes.min(8)) - 1) as __mmask8
-}
-
-/// Where the blocks of one group's (up to sixteen) streams are: block `j` of lane `l` lies at
-/// `read + 8 * j + offsets[l]`, for the lanes set in `live`.
-#[derive(Clone, Copy)]
-struct Lanes {
-    /// Block 0 of the group's first stream, to read.
-    read: *const u8,
-    /// The same pointer, to write (null for the read-only streams of [`Feedback::CbcMac`]).
-    write: *mut u8,
-    /// Each lane's stream start minus `read` (eight lanes per gather).
-    offsets: [u64; LANES],
-    /// The lanes with a stream, eight per gather.
-    live: [__mmask8; 2],
-}
-
-impl Lanes {
-    /// A group without streams.
-    const NONE: Lanes = Lanes {
-        read: core::ptr::null(),
-        write: core::ptr::null_mut(),
-        offsets: [0; LANES],
-        live: [0; 2],
-    };
-
-    /// The offsets of lanes `8 * half ..`, as a register.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
-    fn offsets(&self, half: usize) -> __m512i {
-        let half = &self.offsets[HALF * (half & 1)..][..HALF];
-        // SAFETY: `half` is eight readable u64 (64 bytes); `loadu` has no alignment requirement.
-        unsafe { _mm512_loadu_si512(half.as_ptr().cast()) }
     }
 }
 
@@ -329,82 +290,6 @@ struct Kernel<'c> {
 }
 
 impl Kernel<'_> {
-    /// The addresses of the streams of group `g`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
-    fn lanes(&self, streams: &mut Feedback, g: usize, write: bool) -> Lanes {
-        let mut offsets = [0u64; LANES];
-        let mut lanes = 0;
-        let mut base: *mut u8 = core::ptr::null_mut();
-        let mut read: *const u8 = core::ptr::null();
-        #[allow(clippy::needless_range_loop)]
-        for l in 0..LANES {
-            let i = LANES * g + l;
-            let p = if write {
-                match streams.stream_mut(i) {
-                    Some(s) => s.as_mut_ptr() as *const u8,
-                    None => break,
-                }
-            } else {
-                match streams.stream(i) {
-                    Some(s) => s.as_ptr(),
-                    None => break,
-                }
-            };
-            if l == 0 {
-                read = p;
-                if write {
-                    base = p as *mut u8;
-                }
-            }
-            offsets[l] = (p as usize).wrapping_sub(read as usize) as u64;
-            lanes += 1;
-        }
-        Lanes {
-            read,
-            write: base,
-            offsets,
-            live: [lane_mask(lanes), lane_mask(lanes.saturating_sub(HALF))],
-        }
-    }
-
-    /// Block `j` of every stream of `lanes`, as its `[a_0, a_1]` registers.
-    ///
-    /// # Safety
-    /// `j < self.blocks`, and `lanes` describes streams of at least `8 * self.blocks` bytes.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
-    unsafe fn gather(&self, lanes: &Lanes, j: usize) -> [__m512i; 2] {
-        let zero = _mm512_setzero_si512();
-        // SAFETY: each live lane reads the 8 bytes of block `j` of its stream (the caller's
-        // contract); dead lanes read nothing.
-        let (x, y) = unsafe {
-            let base = lanes.read.wrapping_add(8 * j).cast::<i64>();
-            (
-                _mm512_mask_i64gather_epi64::<1>(zero, lanes.live[0], lanes.offsets(0), base),
-                _mm512_mask_i64gather_epi64::<1>(zero, lanes.live[1], lanes.offsets(1), base),
-            )
-        };
-        self.c.split(x, y)
-    }
-
-    /// Writes `[a_0, a_1]` as block `j` of every stream of `lanes`.
-    ///
-    /// # Safety
-    /// As for [`Kernel::gather`], and `lanes.write` is not null.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
-    unsafe fn scatter(&self, lanes: &Lanes, j: usize, [a0, a1]: [__m512i; 2]) {
-        let [x, y] = self.c.join([a0, a1]);
-        // SAFETY: each live lane writes the 8 bytes of block `j` of its stream (the caller's
-        // contract); dead lanes write nothing.
-        unsafe {
-            let base = lanes.write.wrapping_add(8 * j).cast::<i64>();
-            _mm512_mask_i64scatter_epi64::<1>(base, lanes.live[0], lanes.offsets(0), x);
-            _mm512_mask_i64scatter_epi64::<1>(base, lanes.live[1], lanes.offsets(1), y);
-        }
-    }
-
     /// The chaining values of the (at most sixteen) lanes of `registers` (eight bytes each).
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
@@ -539,8 +424,8 @@ impl Kernel<'_> {
         }
     }
 
-    /// Every block of up to sixteen streams as `H` eight-lane groups (`H = 1` for at most eight),
-    /// whose rounds ([`rounds_256`]) interleave. Blocks come and go in batches of four per stream
+    /// Every block of up to `8 * H` streams as `H` eight-lane groups (`H` = 1..=4, one per eight
+    /// streams), whose rounds ([`rounds_256`]) interleave. Blocks come and go in batches of four per stream
     /// with plain loads and stores, moved between stream rows and lane columns in registers
     /// ([`Kernel::load_batch`]); the chaining values stay in lane form throughout.
     ///
@@ -548,23 +433,29 @@ impl Kernel<'_> {
     /// `keys.len() <= 8 * H`, and every stream of `streams` holds at least `8 * self.blocks` bytes.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
-    unsafe fn narrow<const H: usize, const MODE: u8>(
+    unsafe fn run<const H: usize, const MODE: u8>(
         &self,
         keys: &[&[u32; 8]],
         registers: &mut [u8],
         streams: &mut Feedback,
     ) {
         let zero = _mm256_setzero_si256();
-        let words = lane_keys(keys);
         let mut round_keys = [[zero; 8]; H];
-        for w in 0..8 {
-            round_keys[0][w] = _mm512_castsi512_si256(words[w]);
-            if let Some(high) = round_keys.get_mut(1) {
-                high[w] = _mm512_extracti64x4_epi64::<1>(words[w]);
-            }
-        }
         let mut chain = [[zero; 2]; H];
-        put(&mut chain, 0, halves(self.load_registers(registers)));
+        // Sixteen lanes at a time: the key words and chaining values of eight-lane groups 2g and
+        // 2g + 1.
+        for g in 0..H.div_ceil(2) {
+            let (from, to) = (LANES * g, keys.len().min(LANES * (g + 1)));
+            let words = lane_keys(keys.get(from..to).unwrap_or(&[]));
+            for w in 0..8 {
+                round_keys[2 * g][w] = _mm512_castsi512_si256(words[w]);
+                if let Some(high) = round_keys.get_mut(2 * g + 1) {
+                    high[w] = _mm512_extracti64x4_epi64::<1>(words[w]);
+                }
+            }
+            let regs = registers.get(8 * from..8 * to).unwrap_or(&[]);
+            put(&mut chain, g, halves(self.load_registers(regs)));
+        }
         let mut rows = [Rows::NONE; H];
         for (h, rows) in rows.iter_mut().enumerate() {
             *rows = Rows::new(streams, h, MODE != MAC);
@@ -596,98 +487,7 @@ impl Kernel<'_> {
             }
             j += m;
         }
-        self.store_registers(registers, get(&chain, 0));
-    }
-
-    /// Every block of 17 to 32 streams, two groups of sixteen lanes. Blocks come and go sixteen
-    /// lanes at a time (gathers, scatters and their shuffles are 512-bit); the chaining values are
-    /// held as `H = 2 * G` eight-lane halves and joined into the 512-bit groups of [`rounds`].
-    ///
-    /// # Safety
-    /// Every stream of `streams` holds at least `8 * self.blocks` bytes.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
-    unsafe fn chunk<const MODE: u8>(
-        &self,
-        keys: &[&[u32; 8]],
-        registers: &mut [u8],
-        streams: &mut Feedback,
-    ) {
-        const G: usize = GROUPS;
-        const H: usize = 2 * GROUPS;
-        let zero = _mm256_setzero_si256();
-        let mut wide_keys = [[_mm512_setzero_si512(); 8]; G];
-        let mut chain = [[zero; 2]; H];
-        let mut lanes = [Lanes::NONE; G];
-        #[allow(clippy::needless_range_loop)]
-        for g in 0..G {
-            let (from, to) = (LANES * g, keys.len().min(LANES * (g + 1)));
-            wide_keys[g] = lane_keys(keys.get(from..to).unwrap_or(&[]));
-            let regs = registers.get(8 * from..8 * to).unwrap_or(&[]);
-            put(&mut chain, g, halves(self.load_registers(regs)));
-            lanes[g] = self.lanes(streams, g, MODE != MAC);
-        }
-        if self.blocks == 0 {
-            return;
-        }
-        let mut input = [[zero; 2]; H];
-        #[allow(clippy::needless_range_loop)]
-        for g in 0..G {
-            // SAFETY: block 0 < `self.blocks` of streams with `8 * self.blocks` bytes.
-            put(&mut input, g, halves(unsafe { self.gather(&lanes[g], 0) }));
-        }
-        let mut previous = [[zero; 2]; H];
-        for j in 0..self.blocks {
-            // The next block's input, fetched while this block's rounds run.
-            let mut next = [[zero; 2]; H];
-            if j + 1 < self.blocks {
-                #[allow(clippy::needless_range_loop)]
-                for g in 0..G {
-                    // SAFETY: `j + 1 < self.blocks`.
-                    put(
-                        &mut next,
-                        g,
-                        halves(unsafe { self.gather(&lanes[g], j + 1) }),
-                    );
-                }
-            }
-            let mut state = chain;
-            for (state, input) in state.iter_mut().zip(&input) {
-                *state = round_input::<MODE>(*state, *input);
-            }
-            let mut wide = [[_mm512_setzero_si512(); 2]; G];
-            #[allow(clippy::needless_range_loop)]
-            for g in 0..G {
-                wide[g] = get(&state, g);
-            }
-            rounds::<G, false>(&mut wide, &wide_keys, self.c);
-            #[allow(clippy::needless_range_loop)]
-            for g in 0..G {
-                put(&mut state, g, halves(wide[g]));
-            }
-            if MODE != MAC && j > 0 {
-                #[allow(clippy::needless_range_loop)]
-                for g in 0..G {
-                    let out = get(&previous, g);
-                    // SAFETY: `j - 1 < self.blocks`; not MAC, so `write` is set.
-                    unsafe { self.scatter(&lanes[g], j - 1, out) };
-                }
-            }
-            for h in 0..H {
-                (previous[h], chain[h]) = after_rounds::<MODE>(state[h], input[h]);
-            }
-            input = next;
-        }
-        if MODE != MAC {
-            #[allow(clippy::needless_range_loop)]
-            for g in 0..G {
-                let out = get(&previous, g);
-                // SAFETY: `self.blocks - 1` is the last block; not MAC, so `write` is set.
-                unsafe { self.scatter(&lanes[g], self.blocks - 1, out) };
-            }
-        }
-        #[allow(clippy::needless_range_loop)]
-        for g in 0..G {
+        for g in 0..H.div_ceil(2) {
             let (from, to) = (LANES * g, keys.len().min(LANES * (g + 1)));
             if let Some(regs) = registers.get_mut(8 * from..8 * to) {
                 self.store_registers(regs, get(&chain, g));
@@ -747,7 +547,8 @@ fn after_rounds<const MODE: u8>(
 }
 
 /// Stores the halves of sixteen-lane group `g` as eight-lane groups `2 * g` and `2 * g + 1` of
-/// `dst`, dropping the upper half where `dst` has no group for it (`H == 1`: at most eight lanes).
+/// `dst`, dropping the upper half where `dst` has no group for it (odd `H`: the last sixteen-lane
+/// group has at most eight lanes).
 #[inline(always)]
 fn put<const H: usize>(dst: &mut [[__m256i; 2]; H], g: usize, [low, high]: [[__m256i; 2]; 2]) {
     if let Some(d) = dst.get_mut(2 * g) {
