@@ -142,7 +142,7 @@ impl AesGcm {
         #[cfg(target_arch = "x86_64")]
         let stitch = aes
             .vaes512_round_keys()
-            .and_then(|_| super::gcm_x86::StitchKey::new(&h))
+            .and_then(|(keys, _)| super::gcm_x86::StitchKey::new(&h, &keys[0]))
             .map(Box::new);
         Ok(AesGcm {
             aes,
