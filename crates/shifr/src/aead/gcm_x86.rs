@@ -15,11 +15,11 @@
 //!
 //! First round from a table: a counter block `c` enters the first round as `c ^ rk0`, and
 //! SubBytes works byte by byte, so the round's output is a term of the first 15 bytes of `c` and
-//! a term of its last byte alone (see [`first_round_table`]). While a group's 32 counters share
-//! their first 15 bytes (7 groups in 8), their first round is the common term, made once per
-//! 2^8 counters, XORed with 32 consecutive entries of a 256-entry table kept with the key: eight
-//! loads and XORs instead of eight AESENC, counter adds and key XORs. The other groups make their
-//! counters by 32-bit adds to byte-reversed counters and run the first round.
+//! a term of its last byte alone (see [`first_round_table`]). A group's first round is the common
+//! term, made once per 2^8 counters, XORed with 32 consecutive entries of a table of the 256 last
+//! bytes kept with the key: eight loads and XORs instead of eight AESENC, counter adds and key
+//! XORs. In the group where the last byte wraps (1 in 8), the blocks from the wrap on take the
+//! next common term (a masked blend per register), made one wrap ahead.
 //!
 //! GHASH here uses Montgomery reduction instead of the shift-and-fold of `mac::ghash_x86`. A block
 //! loaded byte-reversed is a 128-bit register `a*` whose natural (bit i = x^i) reading is the
@@ -37,11 +37,12 @@
 use super::gcm::PreCounter;
 use crate::x86_u128::{karatsuba_halves, to_u128, to_vec};
 use core::arch::x86_64::{
-    __m128i, __m512i, _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
-    _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
-    _mm512_extracti32x4_epi32, _mm512_loadu_si512, _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8,
-    _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_set1_epi8, _mm512_set_epi32,
-    _mm512_set_epi64, _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_shuffle_epi8,
+    __m128i, __m512i, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm512_add_epi32,
+    _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4, _mm512_castsi512_si128,
+    _mm512_castsi512_si256, _mm512_clmulepi64_epi128, _mm512_loadu_si512, _mm512_mask_blend_epi64,
+    _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8,
+    _mm512_maskz_mov_epi8, _mm512_set1_epi8, _mm512_set_epi32, _mm512_set_epi64,
+    _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_shuffle_epi8, _mm512_shuffle_i64x2,
     _mm512_storeu_si512, _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm512_zextsi128_si512,
     _mm_aesenc_si128, _mm_aesenclast_si128, _mm_clmulepi64_si128, _mm_cvtsi128_si32,
     _mm_loadu_si128, _mm_or_si128, _mm_set_epi32, _mm_set_epi64x, _mm_setzero_si128,
@@ -52,6 +53,9 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Blocks per iteration and per GHASH reduction.
 pub(super) const GROUP_BLOCKS: usize = 32;
+/// Entries of the first-round table: one per last counter byte, then the first group's again, so
+/// that a group whose counters' last byte wraps reads 32 consecutive entries.
+const TABLE_LEN: usize = 256 + GROUP_BLOCKS;
 /// Entries of the power table: H^32..H^1 and three zeros, so that four lanes loaded from any power
 /// stay inside the table (the short-message path starts its loads at any power).
 const POWERS_LEN: usize = GROUP_BLOCKS + 3;
@@ -72,10 +76,10 @@ pub(super) struct StitchKey {
     /// `karatsuba[k]`: the XOR of the two 64-bit halves of `powers[k]`, in both halves, for the
     /// middle product of the stitched loop's Karatsuba multiplies (see [`accumulate_karatsuba`]).
     karatsuba: [u128; GROUP_BLOCKS],
-    /// `first_round[b]`: what a last counter byte `b` adds to the first AES round's output of a
-    /// counter block (see [`first_round_table`]); memory order is lane order, so four consecutive
-    /// bytes are one 512-bit load.
-    first_round: [u128; 256],
+    /// `first_round[b % 256]`: what a last counter byte `b` adds to the first AES round's output
+    /// of a counter block (see [`first_round_table`]); memory order is lane order, so four
+    /// consecutive bytes are one 512-bit load.
+    first_round: [u128; TABLE_LEN],
 }
 
 impl StitchKey {
@@ -102,7 +106,7 @@ impl StitchKey {
         }
         ascending.zeroize();
         let karatsuba: [u128; GROUP_BLOCKS] = core::array::from_fn(|k| karatsuba_halves(powers[k]));
-        let mut first_round = [0u128; 256];
+        let mut first_round = [0u128; TABLE_LEN];
         // SAFETY: AES-NI and SSE2 were checked above.
         unsafe { first_round_table(rk0, &mut first_round) };
         Some(StitchKey {
@@ -226,9 +230,9 @@ pub(super) struct Tail<'a> {
 /// the last byte alone: entry `c_15`, made here by AESENC with a zero round key of the block of
 /// 0x52 bytes that ends in `c_15 ^ rk0_15`.
 #[target_feature(enable = "aes,sse2")]
-fn first_round_table(rk0: &[u8; 16], table: &mut [u128; 256]) {
+fn first_round_table(rk0: &[u8; 16], table: &mut [u128; TABLE_LEN]) {
     let mut y = [0x52u8; 16];
-    for (b, t) in (0..=255u8).zip(table.iter_mut()) {
+    for (b, t) in (0..=255u8).cycle().zip(table.iter_mut()) {
         y[15] = b ^ rk0[15];
         // SAFETY: `y` is 16 readable bytes; unaligned load.
         let v = unsafe { _mm_loadu_si128(y.as_ptr().cast()) };
@@ -306,20 +310,13 @@ fn lane_counter(n: i32, per_lane: bool) -> __m512i {
     )
 }
 
-/// XOR of the four 128-bit lanes.
+/// XOR of the four 128-bit lanes: the halves swapped and added, then the two lanes of the low
+/// half (two lane moves instead of three extracts).
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn fold_lanes(v: __m512i) -> __m128i {
-    _mm_xor_si128(
-        _mm_xor_si128(
-            _mm512_extracti32x4_epi32::<0>(v),
-            _mm512_extracti32x4_epi32::<1>(v),
-        ),
-        _mm_xor_si128(
-            _mm512_extracti32x4_epi32::<2>(v),
-            _mm512_extracti32x4_epi32::<3>(v),
-        ),
-    )
+    let v = _mm512_castsi512_si256(_mm512_xor_si512(v, _mm512_shuffle_i64x2::<0x4e>(v, v)));
+    _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v))
 }
 
 /// `acc += x * h` lane by lane, unreduced (low, middle, high products).
@@ -445,7 +442,9 @@ fn stitch_rounds<const R: usize>(
         reversed,
         low: ((_mm_cvtsi128_si32(_mm_srli_si128::<12>(j0v)) as u32) >> 24).wrapping_add(1) as u8,
         first_round: first_round_base(reversed, rk[0], rk[1]),
+        next_round: _mm512_setzero_si512(),
     };
+    ctr.next_round = next_round_base(&ctr, rk[0], rk[1]);
     let mut groups = data.chunks_exact_mut(16 * GROUP_BLOCKS);
     let Some(head) = groups.next() else {
         return y;
@@ -515,6 +514,18 @@ struct Counters {
     /// [`first_round_base`] of the group's first counter block, in every lane: the first round's
     /// output for the blocks that share its first 15 bytes, less the table's term.
     first_round: __m512i,
+    /// The same for the first counter block after the next wrap of the last byte.
+    next_round: __m512i,
+}
+
+/// [`Counters::next_round`] for `ctr`: [`first_round_base`] of the counter `256 - ctr.low` blocks
+/// on (inc32 wraps mod 2^32 as the 32-bit lane add does).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vaes")]
+fn next_round_base(ctr: &Counters, rk0: __m512i, rk1: __m512i) -> __m512i {
+    let to_wrap = 256 - i32::from(ctr.low);
+    let reversed = _mm512_add_epi32(ctr.reversed, lane_counter(to_wrap, false));
+    first_round_base(reversed, rk0, rk1)
 }
 
 /// One group of [`seal_rounds`]: encrypts `data` (32 blocks) with the counters from `ctr` and
@@ -525,32 +536,40 @@ struct Counters {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
 fn group<const R: usize, const GHASH: bool>(
-    (rk, rk_last, table): (&[__m512i; R], __m512i, &[u128; 256]),
+    (rk, rk_last, table): (&[__m512i; R], __m512i, &[u128; TABLE_LEN]),
     h: &Powers,
     ctr: &mut Counters,
     y: &mut __m128i,
     pending: &mut [__m512i; REGS],
     data: &mut [u8],
 ) {
-    // When the group's 32 counters differ only in their last byte (7 groups in 8), their first
-    // round is the common term XORed with the table's entries for their last bytes, which are
-    // consecutive: eight loads and XORs instead of eight AES rounds, counter adds and key XORs.
-    // The test and the table index are counter values, which follow from the public IV.
+    // The first round is the common term XORed with the table's entries for the counters' last
+    // bytes, which are consecutive: eight loads and XORs instead of eight AES rounds, counter adds
+    // and key XORs. When the last byte wraps inside the group (1 group in 8), the blocks from the
+    // wrap on take the next common term. The tests, the masks and the table index are counter
+    // values, which follow from the public IV.
     let low = usize::from(ctr.low);
+    let t = &table[low..];
     let mut s: [__m512i; REGS] = if low + GROUP_BLOCKS <= 256 {
-        let t = &table[low..];
         core::array::from_fn(|i| _mm512_xor_si512(ctr.first_round, load4(&t[4 * i..])))
     } else {
+        // Blocks of register i before the wrap: 256 - low - 4i, clamped to 0..=4; the lanes from
+        // there on (two mask bits each) take the next term.
         core::array::from_fn(|i| {
-            let c = _mm512_add_epi32(ctr.reversed, lane_counter(4 * i as i32, false));
-            _mm512_aesenc_epi128(_mm512_xor_si512(reverse_lanes(c), rk[0]), rk[1])
+            let before = (256 - low).saturating_sub(4 * i).min(4);
+            let next = (0xffu32 << (2 * before)) as u8;
+            let base = _mm512_mask_blend_epi64(next, ctr.first_round, ctr.next_round);
+            _mm512_xor_si512(base, load4(&t[4 * i..]))
         })
     };
-    ctr.reversed = _mm512_add_epi32(ctr.reversed, lane_counter(GROUP_BLOCKS as i32, false));
-    ctr.low = ctr.low.wrapping_add(GROUP_BLOCKS as u8);
     // The next group's first counter has other first 15 bytes when the last byte wrapped.
     if low + GROUP_BLOCKS >= 256 {
-        ctr.first_round = first_round_base(ctr.reversed, rk[0], rk[1]);
+        ctr.first_round = ctr.next_round;
+    }
+    ctr.reversed = _mm512_add_epi32(ctr.reversed, lane_counter(GROUP_BLOCKS as i32, false));
+    ctr.low = ctr.low.wrapping_add(GROUP_BLOCKS as u8);
+    if low + GROUP_BLOCKS >= 256 {
+        ctr.next_round = next_round_base(ctr, rk[0], rk[1]);
     }
     let mut acc = [_mm512_setzero_si512(); 6];
     if GHASH {
@@ -993,6 +1012,9 @@ mod tests {
                 for lane in base {
                     let got = lane ^ stitch.first_round[usize::from(last)];
                     assert_eq!(got, expect, "key {key_len} last byte {last}");
+                }
+                if let Some(again) = stitch.first_round.get(256 + usize::from(last)) {
+                    assert_eq!(*again, stitch.first_round[usize::from(last)]);
                 }
             }
         }
