@@ -107,7 +107,7 @@ impl StitchKey {
         ascending.zeroize();
         let karatsuba: [u128; GROUP_BLOCKS] = core::array::from_fn(|k| karatsuba_halves(powers[k]));
         let mut first_round = [0u128; TABLE_LEN];
-        // SAFETY: AES-NI and SSE2 were checked above.
+        // SAFETY: AVX-512 F and VAES were checked above.
         unsafe { first_round_table(rk0, &mut first_round) };
         Some(StitchKey {
             powers,
@@ -228,17 +228,21 @@ pub(super) struct Tail<'a> {
 /// for every block whose first 15 bytes are those of `c` ([`first_round_base`]), and
 /// `MixColumns(ShiftRows(SubBytes(c_15 ^ rk0_15) in byte 15, zeros elsewhere))`, which depends on
 /// the last byte alone: entry `c_15`, made here by AESENC with a zero round key of the block of
-/// 0x52 bytes that ends in `c_15 ^ rk0_15`.
-#[target_feature(enable = "aes,sse2")]
+/// 0x52 bytes that ends in `c_15 ^ rk0_15`, four entries per 512-bit AESENC.
+#[target_feature(enable = "avx512f,vaes")]
 fn first_round_table(rk0: &[u8; 16], table: &mut [u128; TABLE_LEN]) {
     let mut y = [0x52u8; 16];
-    for (b, t) in (0..=255u8).cycle().zip(table.iter_mut()) {
-        y[15] = b ^ rk0[15];
-        // SAFETY: `y` is 16 readable bytes; unaligned load.
-        let v = unsafe { _mm_loadu_si128(y.as_ptr().cast()) };
-        *t = to_u128(_mm_aesenc_si128(v, _mm_setzero_si128()));
-    }
+    y[15] = rk0[15];
+    let x = broadcast_key(&y);
     y.zeroize();
+    // Four entries per AESENC: lane l of step j ends in `rk0_15 ^ (4j + l) mod 256`.
+    for (j, t) in table.chunks_exact_mut(4).enumerate() {
+        let b = |l: usize| i32::from((4 * j + l) as u8) << 24;
+        let ends = _mm512_set_epi32(b(3), 0, 0, 0, b(2), 0, 0, 0, b(1), 0, 0, 0, b(0), 0, 0, 0);
+        let v = _mm512_aesenc_epi128(_mm512_xor_si512(x, ends), _mm512_setzero_si512());
+        // SAFETY: `t` is four u128 = 64 writable bytes; unaligned store.
+        unsafe { _mm512_storeu_si512(t.as_mut_ptr().cast(), v) };
+    }
 }
 
 /// The first AES round's output for a counter block whose last byte SubBytes maps to zero (see
