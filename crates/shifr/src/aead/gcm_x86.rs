@@ -43,10 +43,11 @@ use core::arch::x86_64::{
     _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8,
     _mm512_maskz_mov_epi8, _mm512_set1_epi8, _mm512_set_epi32, _mm512_set_epi64,
     _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_shuffle_epi8, _mm512_shuffle_i64x2,
-    _mm512_storeu_si512, _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm512_zextsi128_si512,
-    _mm_aesenc_si128, _mm_aesenclast_si128, _mm_clmulepi64_si128, _mm_cvtsi128_si32,
-    _mm_loadu_si128, _mm_or_si128, _mm_set_epi32, _mm_set_epi64x, _mm_setzero_si128,
-    _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_srli_si128, _mm_storeu_si128, _mm_xor_si128,
+    _mm512_storeu_si512, _mm512_ternarylogic_epi64, _mm512_unpackhi_epi64, _mm512_unpacklo_epi64,
+    _mm512_xor_si512, _mm512_zextsi128_si512, _mm_aesenc_si128, _mm_aesenclast_si128,
+    _mm_clmulepi64_si128, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_or_si128, _mm_set_epi32,
+    _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_srli_si128,
+    _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -462,8 +463,9 @@ fn stitch_rounds<const R: usize>(
     // The last group's GHASH, `(y ^ X_1) H^32 ^ ... ^ X_32 H`, with nothing left to overlap.
     pending[0] = _mm512_xor_si512(pending[0], _mm512_zextsi128_si512(y));
     let mut acc = [_mm512_setzero_si512(); 6];
+    let mut pair = _mm512_setzero_si512();
     for j in 0..=REGS {
-        ghash_step(j, &mut acc, &pending, &h, &mut y);
+        ghash_step(j, &mut acc, &mut pair, &pending, &h, &mut y);
     }
     y
 }
@@ -486,19 +488,32 @@ fn load4(p: &[u128]) -> __m512i {
 }
 
 /// `x * h` lane by lane, unreduced, by Karatsuba: the low and high products and, between them,
-/// the product of the XORs of the halves (`hk` holds those of `h`), so three carry-less
-/// multiplies instead of four; the real middle product is the XOR of all three, taken once for
-/// the sums ([`reduce_karatsuba`]). On Zen 4 the multiplies share ports with the AES rounds and
-/// the added XOR and qword swap do not.
+/// the product of the XORs of the halves, so three carry-less multiplies instead of four; the
+/// real middle product is the XOR of all three, taken once for the sums ([`reduce_karatsuba`]).
+/// `xk` holds the XOR of the halves of each lane of `x` in its low (`MID = 0x00`) or high
+/// (`MID = 0x11`) qword, `hk` those of `h` in both. On Zen 4 the multiplies share ports with the
+/// AES rounds and the XORs and qword moves that make `xk` do not.
 #[inline]
 #[target_feature(enable = "avx512f,vpclmulqdq")]
-fn products_karatsuba(x: __m512i, h: __m512i, hk: __m512i) -> [__m512i; 3] {
-    let xk = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
+fn products_karatsuba<const MID: i32>(
+    x: __m512i,
+    xk: __m512i,
+    h: __m512i,
+    hk: __m512i,
+) -> [__m512i; 3] {
     [
         _mm512_clmulepi64_epi128::<0x00>(x, h),
-        _mm512_clmulepi64_epi128::<0x00>(xk, hk),
+        _mm512_clmulepi64_epi128::<MID>(xk, hk),
         _mm512_clmulepi64_epi128::<0x11>(x, h),
     ]
+}
+
+/// For Karatsuba's middle products of two registers: in each lane, the XOR of the halves of `a`
+/// in the low qword and of `b` in the high one (two qword interleaves and one XOR for both).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn karatsuba_pair(a: __m512i, b: __m512i) -> __m512i {
+    _mm512_xor_si512(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b))
 }
 
 /// [`reduce`] of sums made by [`accumulate_karatsuba`].
@@ -576,6 +591,7 @@ fn group<const R: usize, const GHASH: bool>(
         ctr.next_round = next_round_base(ctr, rk[0], rk[1]);
     }
     let mut acc = [_mm512_setzero_si512(); 6];
+    let mut pair = _mm512_setzero_si512();
     if GHASH {
         pending[0] = _mm512_xor_si512(pending[0], _mm512_zextsi128_si512(*y));
     }
@@ -591,7 +607,7 @@ fn group<const R: usize, const GHASH: bool>(
                 if GHASH {
                     // From the second round on, so that the previous group's last ciphertext has
                     // a round more to come out.
-                    ghash_step($r - 2, &mut acc, pending, h, y);
+                    ghash_step($r - 2, &mut acc, &mut pair, pending, h, y);
                 }
                 round_fence(&mut s, &mut acc);
             }
@@ -612,21 +628,34 @@ fn group<const R: usize, const GHASH: bool>(
     }
     // With 10 rounds the reduction comes after the last one.
     if GHASH && R - 3 < REGS {
-        ghash_step(REGS, &mut acc, pending, h, y);
+        ghash_step(REGS, &mut acc, &mut pair, pending, h, y);
     }
 }
 
 /// Step `j` of a group's GHASH in [`group`] (`acc`: the three sums, then an even step's
-/// products): register `j + 1`'s products for `j < 7`, register 0's for `j = 7`, the reduction
-/// into `y` for `j = 8`, nothing after. Register 0 holds the state from the previous reduction, so
-/// it comes last: the previous group's reduction then has a whole group's rounds to finish before
-/// anything waits for it.
+/// products; `pair`: an even step's [`karatsuba_pair`], for it and the next step): register
+/// `j + 1`'s products for `j < 7`, register 0's for `j = 7`, the reduction into `y` for `j = 8`,
+/// nothing after. Register 0 holds the state from the previous reduction, so it comes last: the
+/// previous group's reduction then has a whole group's rounds to finish before anything waits for
+/// it.
 #[inline]
 #[target_feature(enable = "avx512f,vpclmulqdq")]
-fn ghash_step(j: usize, acc: &mut [__m512i; 6], x: &[__m512i; REGS], h: &Powers, y: &mut __m128i) {
+fn ghash_step(
+    j: usize,
+    acc: &mut [__m512i; 6],
+    pair: &mut __m512i,
+    x: &[__m512i; REGS],
+    h: &Powers,
+    y: &mut __m128i,
+) {
     if j < REGS {
         let r = (j + 1) % REGS;
-        let p = products_karatsuba(x[r], h.h[r], h.k[r]);
+        let p = if j.is_multiple_of(2) {
+            *pair = karatsuba_pair(x[r], x[(j + 2) % REGS]);
+            products_karatsuba::<0x00>(x[r], *pair, h.h[r], h.k[r])
+        } else {
+            products_karatsuba::<0x11>(x[r], *pair, h.h[r], h.k[r])
+        };
         // An even step's products wait in `acc[3..]` and go into the sums with the next step's,
         // three-way XORs: half as many XORs, which on Zen 4 may take the AES rounds' ports.
         for i in 0..3 {
