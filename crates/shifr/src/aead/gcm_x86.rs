@@ -9,9 +9,10 @@
 //! On AMD Zen 4 a 512-bit AESENC and a 512-bit PCLMULQDQ each take one cycle of the two ports they
 //! share, so the loop's floor is one cycle per AESENC and per multiply (72 + 26 per 512 bytes for
 //! AES-128, the first round coming from a table as below); the spreading keeps both kinds of work
-//! in the scheduler at once. Karatsuba trades a multiply per register for a qword swap and an XOR,
-//! which run on other ports; every other vector instruction in the loop still takes a share of
-//! those ports, so the loop keeps them few.
+//! in the scheduler at once. Karatsuba trades a multiply per register for a qword interleave and
+//! half an XOR (two registers' XORs of halves come out of one pair of interleaves and one XOR),
+//! which run on other ports; every other vector instruction in the loop (shuffles above all) still
+//! takes a share of those ports in practice, so the loop keeps them few.
 //!
 //! First round from a table: a counter block `c` enters the first round as `c ^ rk0`, and
 //! SubBytes works byte by byte, so the round's output is a term of the first 15 bytes of `c` and
