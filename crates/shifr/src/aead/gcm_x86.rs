@@ -76,7 +76,7 @@ pub(super) struct StitchKey {
     /// by `H^(32 - k)`; memory order is register and lane order.
     powers: [u128; POWERS_LEN],
     /// `karatsuba[k]`: the XOR of the two 64-bit halves of `powers[k]`, in both halves, for the
-    /// middle product of the stitched loop's Karatsuba multiplies (see [`accumulate_karatsuba`]).
+    /// middle product of the stitched loop's Karatsuba multiplies (see [`products_karatsuba`]).
     karatsuba: [u128; GROUP_BLOCKS],
     /// `first_round[b % 256]`: what a last counter byte `b` adds to the first AES round's output
     /// of a counter block (see [`first_round_table`]); memory order is lane order, so four
@@ -472,7 +472,7 @@ fn stitch_rounds<const R: usize>(
 }
 
 /// The key powers of one group in registers: `h[j]` against register `j` of the group, `k[j]`
-/// the XOR of the halves of each lane of `h[j]` (see [`accumulate_karatsuba`]).
+/// the XOR of the halves of each lane of `h[j]` (see [`products_karatsuba`]).
 struct Powers {
     h: [__m512i; REGS],
     k: [__m512i; REGS],
@@ -517,7 +517,7 @@ fn karatsuba_pair(a: __m512i, b: __m512i) -> __m512i {
     _mm512_xor_si512(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b))
 }
 
-/// [`reduce`] of sums made by [`accumulate_karatsuba`].
+/// [`reduce`] of sums made by [`products_karatsuba`].
 #[inline]
 #[target_feature(enable = "avx512f,vpclmulqdq")]
 fn reduce_karatsuba(acc: &[__m512i; 3]) -> __m128i {
