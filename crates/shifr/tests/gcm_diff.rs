@@ -369,3 +369,29 @@ fn long_texts_at_random_counter_phases_match_rustcrypto() {
         }
     }
 }
+
+/// Texts with 96-bit IVs, whose first counter block ends in byte 2, from one group to past the 2^8
+/// blocks after which the last counter byte wraps (eight groups and more: the 32-block group that
+/// straddles the wrap, and the groups after it, whose other counter bytes differ), on both sides of
+/// whole groups; AAD lengths on both sides of 32 blocks; every key size; seal and open.
+#[test]
+fn texts_across_the_last_counter_byte_wrap_match_rustcrypto() {
+    let mut rng = rng();
+    for key_len in [16usize, 24, 32] {
+        for pt_len in [
+            512usize,
+            7 * 512,
+            8 * 512 - 1,
+            8 * 512,
+            8 * 512 + 16,
+            9 * 512,
+            16384,
+            16384 + 512 + 100,
+            17 * 1024,
+        ] {
+            for aad_len in [0usize, 13, 513] {
+                seal_open_match_rustcrypto(&mut rng, key_len, 12, 16, aad_len, pt_len);
+            }
+        }
+    }
+}

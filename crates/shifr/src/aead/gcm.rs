@@ -96,7 +96,7 @@ pub struct AesGcm {
 
 impl AesGcm {
     /// Bytes this keyed instance holds: the AES key schedule, the GHASH key and, on VAES-512, the
-    /// table of H powers (see [`BlockCipher::state_bytes`]).
+    /// tables of H powers and of the first AES round (see [`BlockCipher::state_bytes`]).
     pub fn state_bytes(&self) -> usize {
         let own = core::mem::size_of::<AesGcm>() - core::mem::size_of::<Aes>();
         #[cfg(target_arch = "x86_64")]
@@ -142,7 +142,7 @@ impl AesGcm {
         #[cfg(target_arch = "x86_64")]
         let stitch = aes
             .vaes512_round_keys()
-            .and_then(|_| super::gcm_x86::StitchKey::new(&h))
+            .and_then(|(keys, _)| super::gcm_x86::StitchKey::new(&h, &keys[0]))
             .map(Box::new);
         Ok(AesGcm {
             aes,

@@ -7,11 +7,20 @@
 //! carries the previous reduction's state last, and the reduction after round 10 (for AES-128,
 //! after the last round): what a step needs has had a round or more to come out.
 //! On AMD Zen 4 a 512-bit AESENC and a 512-bit PCLMULQDQ each take one cycle of the two ports they
-//! share, so the loop's floor is one cycle per AESENC and per multiply (80 + 26 per 512 bytes for
-//! AES-128); the spreading keeps both kinds of work in the scheduler at once. Karatsuba trades a
-//! multiply per register for a qword swap and an XOR, which run on other ports. The counter
-//! blocks are made in wire order by byte adds while a group's counters share all but their last
-//! byte, and by 32-bit adds to byte-reversed counters otherwise.
+//! share, so the loop's floor is one cycle per AESENC and per multiply (72 + 26 per 512 bytes for
+//! AES-128, the first round coming from a table as below); the spreading keeps both kinds of work
+//! in the scheduler at once. Karatsuba trades a multiply per register for a qword interleave and
+//! half an XOR (two registers' XORs of halves come out of one pair of interleaves and one XOR),
+//! which run on other ports; every other vector instruction in the loop (shuffles above all) still
+//! takes a share of those ports in practice, so the loop keeps them few.
+//!
+//! First round from a table: a counter block `c` enters the first round as `c ^ rk0`, and
+//! SubBytes works byte by byte, so the round's output is a term of the first 15 bytes of `c` and
+//! a term of its last byte alone (see [`first_round_table`]). A group's first round is the common
+//! term, made once per 2^8 counters, XORed with 32 consecutive entries of a table of the 256 last
+//! bytes kept with the key: eight loads and XORs instead of eight AESENC, counter adds and key
+//! XORs. In the group where the last byte wraps (1 in 8), the blocks from the wrap on take the
+//! next common term (a masked blend per register), made one wrap ahead.
 //!
 //! GHASH here uses Montgomery reduction instead of the shift-and-fold of `mac::ghash_x86`. A block
 //! loaded byte-reversed is a 128-bit register `a*` whose natural (bit i = x^i) reading is the
@@ -22,26 +31,33 @@
 //! fully reduced. Products of all 32 blocks with H^32..H^1 are summed (XOR) before one reduction.
 //!
 //! Constant-time: AES rounds, carry-less multiplies, shuffles and XORs only; the one branch in the
-//! key setup depends on nothing secret (the carry of `H << 1` is applied with a mask).
+//! key setup depends on nothing secret (the carry of `H << 1` is applied with a mask). The
+//! first-round table holds key material, but which entries are read, and whether a group reads
+//! them, follows from the counter values alone, which are public (the IV and the position).
 
 use super::gcm::PreCounter;
 use crate::x86_u128::{karatsuba_halves, to_u128, to_vec};
 use core::arch::x86_64::{
-    __m128i, __m512i, _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
-    _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
-    _mm512_extracti32x4_epi32, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
-    _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_set_epi32, _mm512_set_epi64,
-    _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_shuffle_epi8, _mm512_storeu_si512,
-    _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm512_zextsi128_si512, _mm_aesenc_si128,
-    _mm_aesenclast_si128, _mm_clmulepi64_si128, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_or_si128,
-    _mm_set_epi32, _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi32, _mm_shuffle_epi8,
-    _mm_srli_si128, _mm_storeu_si128, _mm_xor_si128,
+    __m128i, __m512i, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm512_add_epi32,
+    _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4, _mm512_castsi512_si128,
+    _mm512_castsi512_si256, _mm512_clmulepi64_epi128, _mm512_loadu_si512, _mm512_mask_blend_epi64,
+    _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8,
+    _mm512_maskz_mov_epi8, _mm512_set1_epi8, _mm512_set_epi32, _mm512_set_epi64,
+    _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_shuffle_epi8, _mm512_shuffle_i64x2,
+    _mm512_storeu_si512, _mm512_ternarylogic_epi64, _mm512_unpackhi_epi64, _mm512_unpacklo_epi64,
+    _mm512_xor_si512, _mm512_zextsi128_si512, _mm_aesenc_si128, _mm_aesenclast_si128,
+    _mm_clmulepi64_si128, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_or_si128, _mm_set_epi32,
+    _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_srli_si128,
+    _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Blocks per iteration and per GHASH reduction.
 pub(super) const GROUP_BLOCKS: usize = 32;
+/// Entries of the first-round table: one per last counter byte, then the first group's again, so
+/// that a group whose counters' last byte wraps reads 32 consecutive entries.
+const TABLE_LEN: usize = 256 + GROUP_BLOCKS;
 /// Entries of the power table: H^32..H^1 and three zeros, so that four lanes loaded from any power
 /// stay inside the table (the short-message path starts its loads at any power).
 const POWERS_LEN: usize = GROUP_BLOCKS + 3;
@@ -51,7 +67,7 @@ const REGS: usize = GROUP_BLOCKS / 4;
 /// `x^-1`-free reduction constant: bits 127, 126, 121 and 0 of the natural reading (p* - x^128).
 const POLY: u128 = 0xc200_0000_0000_0000_0000_0000_0000_0001;
 
-/// The GHASH key powers for the stitched loop. Holding one proves that the CPU has what the loop
+/// The GHASH key powers and the first-round table for the stitched loop. Holding one proves that the CPU has what the loop
 /// needs (AVX-512 F/BW, VAES, VPCLMULQDQ, PCLMULQDQ, SSSE3, AES-NI): [`StitchKey::new`] is the only
 /// constructor and checks it.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
@@ -60,13 +76,18 @@ pub(super) struct StitchKey {
     /// by `H^(32 - k)`; memory order is register and lane order.
     powers: [u128; POWERS_LEN],
     /// `karatsuba[k]`: the XOR of the two 64-bit halves of `powers[k]`, in both halves, for the
-    /// middle product of the stitched loop's Karatsuba multiplies (see [`accumulate_karatsuba`]).
+    /// middle product of the stitched loop's Karatsuba multiplies (see [`products_karatsuba`]).
     karatsuba: [u128; GROUP_BLOCKS],
+    /// `first_round[b % 256]`: what a last counter byte `b` adds to the first AES round's output
+    /// of a counter block (see [`first_round_table`]); memory order is lane order, so four
+    /// consecutive bytes are one 512-bit load.
+    first_round: [u128; TABLE_LEN],
 }
 
 impl StitchKey {
-    /// Precomputes H^1..H^32 in Montgomery form, or `None` when this CPU lacks an instruction.
-    pub(super) fn new(h: &[u8; 16]) -> Option<StitchKey> {
+    /// Precomputes H^1..H^32 in Montgomery form and the first-round table of the AES key whose
+    /// first round key is `rk0`, or `None` when this CPU lacks an instruction.
+    pub(super) fn new(h: &[u8; 16], rk0: &[u8; 16]) -> Option<StitchKey> {
         let f = crate::cpu::features();
         if !(f.avx512f && f.avx512bw && f.vaes && f.vpclmulqdq && f.pclmulqdq && f.ssse3 && f.aesni)
         {
@@ -87,7 +108,14 @@ impl StitchKey {
         }
         ascending.zeroize();
         let karatsuba: [u128; GROUP_BLOCKS] = core::array::from_fn(|k| karatsuba_halves(powers[k]));
-        Some(StitchKey { powers, karatsuba })
+        let mut first_round = [0u128; TABLE_LEN];
+        // SAFETY: AVX-512 F and VAES were checked above.
+        unsafe { first_round_table(rk0, &mut first_round) };
+        Some(StitchKey {
+            powers,
+            karatsuba,
+            first_round,
+        })
     }
 
     /// CTR-encrypts the whole 32-block groups of `data` in place with the inc32 counters from
@@ -196,6 +224,41 @@ pub(super) struct Tail<'a> {
     pub(super) text_len: usize,
 }
 
+/// Fills the first-round table of [`StitchKey`]. A counter block `c` enters the first AES round as
+/// `c ^ rk0`, and SubBytes works byte by byte, so the round's output is the sum of two terms: the
+/// round of `c ^ rk0` with its last byte replaced by 0x52 (which SubBytes maps to zero), the same
+/// for every block whose first 15 bytes are those of `c` ([`first_round_base`]), and
+/// `MixColumns(ShiftRows(SubBytes(c_15 ^ rk0_15) in byte 15, zeros elsewhere))`, which depends on
+/// the last byte alone: entry `c_15`, made here by AESENC with a zero round key of the block of
+/// 0x52 bytes that ends in `c_15 ^ rk0_15`, four entries per 512-bit AESENC.
+#[target_feature(enable = "avx512f,vaes")]
+fn first_round_table(rk0: &[u8; 16], table: &mut [u128; TABLE_LEN]) {
+    let mut y = [0x52u8; 16];
+    y[15] = rk0[15];
+    let x = broadcast_key(&y);
+    y.zeroize();
+    // Four entries per AESENC: lane l of step j ends in `rk0_15 ^ (4j + l) mod 256`.
+    for (j, t) in table.chunks_exact_mut(4).enumerate() {
+        let b = |l: usize| i32::from((4 * j + l) as u8) << 24;
+        let ends = _mm512_set_epi32(b(3), 0, 0, 0, b(2), 0, 0, 0, b(1), 0, 0, 0, b(0), 0, 0, 0);
+        let v = _mm512_aesenc_epi128(_mm512_xor_si512(x, ends), _mm512_setzero_si512());
+        // SAFETY: `t` is four u128 = 64 writable bytes; unaligned store.
+        unsafe { _mm512_storeu_si512(t.as_mut_ptr().cast(), v) };
+    }
+}
+
+/// The first AES round's output for a counter block whose last byte SubBytes maps to zero (see
+/// [`first_round_table`]), in every lane: from the first 15 bytes of lane 0 of `reversed` (counter
+/// blocks byte-reversed) and the round keys `rk0`, `rk1` (broadcast).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vaes")]
+fn first_round_base(reversed: __m512i, rk0: __m512i, rk1: __m512i) -> __m512i {
+    let x = _mm512_xor_si512(reverse_lanes(reversed), rk0);
+    // Byte 15 of every lane.
+    let x = _mm512_mask_blend_epi8(0x8000_8000_8000_8000, x, _mm512_set1_epi8(0x52));
+    _mm512_broadcast_i32x4(_mm512_castsi512_si128(_mm512_aesenc_epi128(x, rk1)))
+}
+
 /// Montgomery product of two 128-bit registers (scalar in and out), for the key powers.
 #[target_feature(enable = "pclmulqdq,sse2")]
 fn mont_mul_scalar(a: u128, b: u128) -> u128 {
@@ -253,29 +316,13 @@ fn lane_counter(n: i32, per_lane: bool) -> __m512i {
     )
 }
 
-/// `n` added to byte 15 of every 128-bit lane as the top byte of the 32-bit word 3 (no carry
-/// leaves the lane; the caller makes sure that none leaves the byte).
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn last_byte_add(n: i32) -> __m512i {
-    let n = n << 24;
-    _mm512_set_epi32(n, 0, 0, 0, n, 0, 0, 0, n, 0, 0, 0, n, 0, 0, 0)
-}
-
-/// XOR of the four 128-bit lanes.
+/// XOR of the four 128-bit lanes: the halves swapped and added, then the two lanes of the low
+/// half (two lane moves instead of three extracts).
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn fold_lanes(v: __m512i) -> __m128i {
-    _mm_xor_si128(
-        _mm_xor_si128(
-            _mm512_extracti32x4_epi32::<0>(v),
-            _mm512_extracti32x4_epi32::<1>(v),
-        ),
-        _mm_xor_si128(
-            _mm512_extracti32x4_epi32::<2>(v),
-            _mm512_extracti32x4_epi32::<3>(v),
-        ),
-    )
+    let v = _mm512_castsi512_si256(_mm512_xor_si512(v, _mm512_shuffle_i64x2::<0x4e>(v, v)));
+    _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v))
 }
 
 /// `acc += x * h` lane by lane, unreduced (low, middle, high products).
@@ -391,21 +438,25 @@ fn stitch_rounds<const R: usize>(
         h: core::array::from_fn(|j| load4(&key.powers[4 * j..])),
         k: core::array::from_fn(|j| load4(&key.karatsuba[4 * j..])),
     };
-    // Counters inc32^(1 + lane)(J0), byte-reversed so that inc32 is a 32-bit lane add, and the
-    // last byte of the first one (byte 15 of J0 plus one).
+    // Counters inc32^(1 + lane)(J0), byte-reversed so that inc32 is a 32-bit lane add, the last
+    // byte of the first one (byte 15 of J0 plus one) and their first round's common term.
+    let reversed = _mm512_add_epi32(
+        reverse_lanes(_mm512_broadcast_i32x4(j0v)),
+        lane_counter(1, true),
+    );
     let mut ctr = Counters {
-        reversed: _mm512_add_epi32(
-            reverse_lanes(_mm512_broadcast_i32x4(j0v)),
-            lane_counter(1, true),
-        ),
+        reversed,
         low: ((_mm_cvtsi128_si32(_mm_srli_si128::<12>(j0v)) as u32) >> 24).wrapping_add(1) as u8,
+        first_round: first_round_base(reversed, rk[0], rk[1]),
+        next_round: _mm512_setzero_si512(),
     };
+    ctr.next_round = next_round_base(&ctr, rk[0], rk[1]);
     let mut groups = data.chunks_exact_mut(16 * GROUP_BLOCKS);
     let Some(head) = groups.next() else {
         return y;
     };
     let mut pending = [_mm512_setzero_si512(); REGS];
-    let keys = (&rk, rk_last);
+    let keys = (&rk, rk_last, &key.first_round);
     group::<R, false>(keys, &h, &mut ctr, &mut y, &mut pending, head);
     for g in groups {
         group::<R, true>(keys, &h, &mut ctr, &mut y, &mut pending, g);
@@ -413,14 +464,15 @@ fn stitch_rounds<const R: usize>(
     // The last group's GHASH, `(y ^ X_1) H^32 ^ ... ^ X_32 H`, with nothing left to overlap.
     pending[0] = _mm512_xor_si512(pending[0], _mm512_zextsi128_si512(y));
     let mut acc = [_mm512_setzero_si512(); 6];
+    let mut pair = _mm512_setzero_si512();
     for j in 0..=REGS {
-        ghash_step(j, &mut acc, &pending, &h, &mut y);
+        ghash_step(j, &mut acc, &mut pair, &pending, &h, &mut y);
     }
     y
 }
 
 /// The key powers of one group in registers: `h[j]` against register `j` of the group, `k[j]`
-/// the XOR of the halves of each lane of `h[j]` (see [`accumulate_karatsuba`]).
+/// the XOR of the halves of each lane of `h[j]` (see [`products_karatsuba`]).
 struct Powers {
     h: [__m512i; REGS],
     k: [__m512i; REGS],
@@ -437,22 +489,35 @@ fn load4(p: &[u128]) -> __m512i {
 }
 
 /// `x * h` lane by lane, unreduced, by Karatsuba: the low and high products and, between them,
-/// the product of the XORs of the halves (`hk` holds those of `h`), so three carry-less
-/// multiplies instead of four; the real middle product is the XOR of all three, taken once for
-/// the sums ([`reduce_karatsuba`]). On Zen 4 the multiplies share ports with the AES rounds and
-/// the added XOR and qword swap do not.
+/// the product of the XORs of the halves, so three carry-less multiplies instead of four; the
+/// real middle product is the XOR of all three, taken once for the sums ([`reduce_karatsuba`]).
+/// `xk` holds the XOR of the halves of each lane of `x` in its low (`MID = 0x00`) or high
+/// (`MID = 0x11`) qword, `hk` those of `h` in both. On Zen 4 the multiplies share ports with the
+/// AES rounds and the XORs and qword moves that make `xk` do not.
 #[inline]
 #[target_feature(enable = "avx512f,vpclmulqdq")]
-fn products_karatsuba(x: __m512i, h: __m512i, hk: __m512i) -> [__m512i; 3] {
-    let xk = _mm512_xor_si512(x, _mm512_shuffle_epi32::<0x4e>(x));
+fn products_karatsuba<const MID: i32>(
+    x: __m512i,
+    xk: __m512i,
+    h: __m512i,
+    hk: __m512i,
+) -> [__m512i; 3] {
     [
         _mm512_clmulepi64_epi128::<0x00>(x, h),
-        _mm512_clmulepi64_epi128::<0x00>(xk, hk),
+        _mm512_clmulepi64_epi128::<MID>(xk, hk),
         _mm512_clmulepi64_epi128::<0x11>(x, h),
     ]
 }
 
-/// [`reduce`] of sums made by [`accumulate_karatsuba`].
+/// For Karatsuba's middle products of two registers: in each lane, the XOR of the halves of `a`
+/// in the low qword and of `b` in the high one (two qword interleaves and one XOR for both).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn karatsuba_pair(a: __m512i, b: __m512i) -> __m512i {
+    _mm512_xor_si512(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b))
+}
+
+/// [`reduce`] of sums made by [`products_karatsuba`].
 #[inline]
 #[target_feature(enable = "avx512f,vpclmulqdq")]
 fn reduce_karatsuba(acc: &[__m512i; 3]) -> __m128i {
@@ -466,44 +531,72 @@ struct Counters {
     reversed: __m512i,
     /// The last byte of the group's first counter block.
     low: u8,
+    /// [`first_round_base`] of the group's first counter block, in every lane: the first round's
+    /// output for the blocks that share its first 15 bytes, less the table's term.
+    first_round: __m512i,
+    /// The same for the first counter block after the next wrap of the last byte.
+    next_round: __m512i,
+}
+
+/// [`Counters::next_round`] for `ctr`: [`first_round_base`] of the counter `256 - ctr.low` blocks
+/// on (inc32 wraps mod 2^32 as the 32-bit lane add does).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vaes")]
+fn next_round_base(ctr: &Counters, rk0: __m512i, rk1: __m512i) -> __m512i {
+    let to_wrap = 256 - i32::from(ctr.low);
+    let reversed = _mm512_add_epi32(ctr.reversed, lane_counter(to_wrap, false));
+    first_round_base(reversed, rk0, rk1)
 }
 
 /// One group of [`seal_rounds`]: encrypts `data` (32 blocks) with the counters from `ctr` and
 /// leaves its byte-reversed ciphertext in `pending`; with `GHASH`, also folds the previous
 /// group's `pending` into `y`, one register's three multiplies after each of AES rounds 2 to 9 and
 /// the reduction after round 10 (or the last round), so the carry-less multiplies run between the
-/// AES instructions that share their ports.
+/// AES instructions that share their ports. `table` is the key's first-round table.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
 fn group<const R: usize, const GHASH: bool>(
-    (rk, rk_last): (&[__m512i; R], __m512i),
+    (rk, rk_last, table): (&[__m512i; R], __m512i, &[u128; TABLE_LEN]),
     h: &Powers,
     ctr: &mut Counters,
     y: &mut __m128i,
     pending: &mut [__m512i; REGS],
     data: &mut [u8],
 ) {
-    // When the group's 32 counters differ only in their last byte (7 groups in 8), they are made
-    // in wire order by byte adds to the first four, one byte reversal per group instead of one
-    // per register. The test is on counter values, which follow from the public IV.
-    let mut s: [__m512i; REGS] = if usize::from(ctr.low) + GROUP_BLOCKS <= 256 {
-        let first = reverse_lanes(ctr.reversed);
-        core::array::from_fn(|i| {
-            _mm512_xor_si512(_mm512_add_epi32(first, last_byte_add(4 * i as i32)), rk[0])
-        })
+    // The first round is the common term XORed with the table's entries for the counters' last
+    // bytes, which are consecutive: eight loads and XORs instead of eight AES rounds, counter adds
+    // and key XORs. When the last byte wraps inside the group (1 group in 8), the blocks from the
+    // wrap on take the next common term. The tests, the masks and the table index are counter
+    // values, which follow from the public IV.
+    let low = usize::from(ctr.low);
+    let t = &table[low..];
+    let mut s: [__m512i; REGS] = if low + GROUP_BLOCKS <= 256 {
+        core::array::from_fn(|i| _mm512_xor_si512(ctr.first_round, load4(&t[4 * i..])))
     } else {
+        // Blocks of register i before the wrap: 256 - low - 4i, clamped to 0..=4; the lanes from
+        // there on (two mask bits each) take the next term.
         core::array::from_fn(|i| {
-            let c = _mm512_add_epi32(ctr.reversed, lane_counter(4 * i as i32, false));
-            _mm512_xor_si512(reverse_lanes(c), rk[0])
+            let before = (256 - low).saturating_sub(4 * i).min(4);
+            let next = (0xffu32 << (2 * before)) as u8;
+            let base = _mm512_mask_blend_epi64(next, ctr.first_round, ctr.next_round);
+            _mm512_xor_si512(base, load4(&t[4 * i..]))
         })
     };
+    // The next group's first counter has other first 15 bytes when the last byte wrapped.
+    if low + GROUP_BLOCKS >= 256 {
+        ctr.first_round = ctr.next_round;
+    }
     ctr.reversed = _mm512_add_epi32(ctr.reversed, lane_counter(GROUP_BLOCKS as i32, false));
     ctr.low = ctr.low.wrapping_add(GROUP_BLOCKS as u8);
+    if low + GROUP_BLOCKS >= 256 {
+        ctr.next_round = next_round_base(ctr, rk[0], rk[1]);
+    }
     let mut acc = [_mm512_setzero_si512(); 6];
+    let mut pair = _mm512_setzero_si512();
     if GHASH {
         pending[0] = _mm512_xor_si512(pending[0], _mm512_zextsi128_si512(*y));
     }
-    // Rounds 1..R (at most 13) written out, each with a constant index so that nothing is indexed
+    // Rounds 2..R (at most 13) written out, each with a constant index so that nothing is indexed
     // at run time and the rounds are not left in a loop; a round past R - 1 is dropped at compile
     // time.
     macro_rules! round {
@@ -514,14 +607,14 @@ fn group<const R: usize, const GHASH: bool>(
                 }
                 if GHASH {
                     // From the second round on, so that the previous group's last ciphertext has
-                    // a round more to come out; none at the first (the index wraps, a no-op).
-                    ghash_step(usize::wrapping_sub($r, 2), &mut acc, pending, h, y);
+                    // a round more to come out.
+                    ghash_step($r - 2, &mut acc, &mut pair, pending, h, y);
                 }
                 round_fence(&mut s, &mut acc);
             }
         )*};
     }
-    round!(1 2 3 4 5 6 7 8 9 10 11 12 13);
+    round!(2 3 4 5 6 7 8 9 10 11 12 13);
     for (i, (v, c)) in s.iter().zip(pending.iter_mut()).enumerate() {
         let at = data[64 * i..64 * i + 64].as_mut_ptr();
         // AESENCLAST ends with the XOR of its key, so the text goes into the key: the ciphertext
@@ -536,21 +629,34 @@ fn group<const R: usize, const GHASH: bool>(
     }
     // With 10 rounds the reduction comes after the last one.
     if GHASH && R - 3 < REGS {
-        ghash_step(REGS, &mut acc, pending, h, y);
+        ghash_step(REGS, &mut acc, &mut pair, pending, h, y);
     }
 }
 
 /// Step `j` of a group's GHASH in [`group`] (`acc`: the three sums, then an even step's
-/// products): register `j + 1`'s products for `j < 7`, register 0's for `j = 7`, the reduction
-/// into `y` for `j = 8`, nothing after. Register 0 holds the state from the previous reduction, so
-/// it comes last: the previous group's reduction then has a whole group's rounds to finish before
-/// anything waits for it.
+/// products; `pair`: an even step's [`karatsuba_pair`], for it and the next step): register
+/// `j + 1`'s products for `j < 7`, register 0's for `j = 7`, the reduction into `y` for `j = 8`,
+/// nothing after. Register 0 holds the state from the previous reduction, so it comes last: the
+/// previous group's reduction then has a whole group's rounds to finish before anything waits for
+/// it.
 #[inline]
 #[target_feature(enable = "avx512f,vpclmulqdq")]
-fn ghash_step(j: usize, acc: &mut [__m512i; 6], x: &[__m512i; REGS], h: &Powers, y: &mut __m128i) {
+fn ghash_step(
+    j: usize,
+    acc: &mut [__m512i; 6],
+    pair: &mut __m512i,
+    x: &[__m512i; REGS],
+    h: &Powers,
+    y: &mut __m128i,
+) {
     if j < REGS {
         let r = (j + 1) % REGS;
-        let p = products_karatsuba(x[r], h.h[r], h.k[r]);
+        let p = if j.is_multiple_of(2) {
+            *pair = karatsuba_pair(x[r], x[(j + 2) % REGS]);
+            products_karatsuba::<0x00>(x[r], *pair, h.h[r], h.k[r])
+        } else {
+            products_karatsuba::<0x11>(x[r], *pair, h.h[r], h.k[r])
+        };
         // An even step's products wait in `acc[3..]` and go into the sums with the next step's,
         // three-way XORs: half as many XORs, which on Zen 4 may take the AES rounds' ports.
         for i in 0..3 {
@@ -811,7 +917,11 @@ mod tests {
         let oracle = Aes::with_backend(&key, Backend::Portable).unwrap();
         let mut h = [0u8; 16];
         oracle.encrypt_blocks(&mut h);
-        let (Some(_), Some(stitch)) = (aes.vaes512_round_keys(), StitchKey::new(&h)) else {
+        let Some((keys, _)) = aes.vaes512_round_keys() else {
+            println!("512-bit VAES not available: skipped");
+            return None;
+        };
+        let Some(stitch) = StitchKey::new(&h, &keys[0]) else {
             println!("VPCLMULQDQ not available: skipped");
             return None;
         };
@@ -904,6 +1014,44 @@ mod tests {
         assert_eq!(buf[..done], expect[..done], "{what}");
         assert_eq!(buf[done..], data[done..], "{what}");
         assert_eq!(g.finalize(), g_expect.finalize(), "{what}");
+    }
+
+    /// The first-round table and [`first_round_base`] against AESENC of the counter block itself,
+    /// for every last byte and every key size: their XOR must be the first round's output.
+    #[test]
+    fn first_round_table_matches_the_first_round() {
+        for key_len in [16, 24, 32] {
+            let Some((aes, _, _, stitch)) = keyed(key_len, 53, 0x91) else {
+                return;
+            };
+            let (keys, _) = aes.vaes512_round_keys().unwrap();
+            let mut block: [u8; 16] = core::array::from_fn(|i| (i * 37 + key_len) as u8);
+            for last in 0..=255u8 {
+                block[15] = last;
+                // SAFETY: `keyed` found VAES-512 and AES-NI; `block` is 16 readable bytes.
+                let (expect, base) = unsafe {
+                    let c = _mm_loadu_si128(block.as_ptr().cast());
+                    let first = _mm_xor_si128(c, load_key(&keys[0]));
+                    let expect = to_u128(_mm_aesenc_si128(first, load_key(&keys[1])));
+                    let reversed = reverse_lanes(_mm512_broadcast_i32x4(c));
+                    let base = first_round_base(
+                        reversed,
+                        broadcast_key(&keys[0]),
+                        broadcast_key(&keys[1]),
+                    );
+                    let mut lanes = [0u128; 4];
+                    _mm512_storeu_si512(lanes.as_mut_ptr().cast(), base);
+                    (expect, lanes)
+                };
+                for lane in base {
+                    let got = lane ^ stitch.first_round[usize::from(last)];
+                    assert_eq!(got, expect, "key {key_len} last byte {last}");
+                }
+                if let Some(again) = stitch.first_round.get(256 + usize::from(last)) {
+                    assert_eq!(*again, stitch.first_round[usize::from(last)]);
+                }
+            }
+        }
     }
 
     /// `absorb` against the portable GHASH from a non-zero state for every length up to 32 blocks
