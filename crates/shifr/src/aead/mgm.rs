@@ -15,6 +15,13 @@
 //! before deciphering it and, if the tag does not match, applies the key stream once more, so the
 //! caller's buffer holds the ciphertext again.
 //!
+//! Where the cipher has a fused counter mode for MGM's counters ([`BlockCipher::half_ctr_xor`]:
+//! the gfni Kuznyechik and AVX-512 Magma kernels make them in registers, so no counter block goes
+//! through memory), a step with at least [`BATCH_BLOCKS`] `Z` counters takes it: its `H` values
+//! are that mode's key stream over zeros, and a whole step's key stream is XORed straight into the
+//! text; the step's few other counter blocks (the `Y` of a short last step) share one
+//! `encrypt_blocks` call as before.
+//!
 //! The multilinear sum is kept unreduced and reduced once per message (`mgm_field`), with
 //! VPCLMULQDQ or PCLMULQDQ where the CPU has them. Constant time: the multipliers have no
 //! data-dependent branches or table indices, and the tag comparison uses [`ct_eq`].
@@ -25,7 +32,7 @@
 
 use super::mgm_field::{reduce, Multiplier, Wide};
 use crate::aead::{Aead, Tag};
-use crate::block::BlockCipher;
+use crate::block::{BlockCipher, CounterHalf};
 use crate::util::{ct_eq, xor_in_place};
 use crate::{Error, Result};
 use zeroize::Zeroize;
@@ -209,6 +216,9 @@ impl<C: BlockCipher> Mgm<C> {
     /// XORs the key stream `E_K(y), E_K(incr_r(y)), ...` into `data`.
     fn apply_keystream(&self, mut y: u128, data: &mut [u8]) {
         let n = self.n;
+        if data.len() >= BATCH_BLOCKS * n && self.fused_xor(y, CounterHalf::Right, data) {
+            return;
+        }
         let mut scratch = Scratch::new();
         for chunk in data.chunks_mut(BATCH_BLOCKS * n) {
             let blocks = chunk.len().div_ceil(n);
@@ -252,8 +262,10 @@ impl<C: BlockCipher> Mgm<C> {
             if h.is_empty() {
                 return;
             }
-            self.fill_l(z, h);
-            self.cipher.encrypt_blocks(h);
+            if !self.fused_h(z, h) {
+                self.fill_l(z, h);
+                self.cipher.encrypt_blocks(h);
+            }
             let (h_data, h_tail) = h.split_at(blocks * n);
             self.absorb_padded(h_data, chunk, acc);
             if let (Some(tail), 1) = (tail, extra) {
@@ -261,6 +273,26 @@ impl<C: BlockCipher> Mgm<C> {
             }
             z = self.add_l(z, blocks + extra);
         }
+    }
+
+    /// `h` (whole blocks) becomes `E_K(z), E_K(incr_l(z)), ...` through the cipher's fused
+    /// counter mode ([`BlockCipher::half_ctr_xor`] over zeros) when `h` holds at least
+    /// [`BATCH_BLOCKS`] blocks and the cipher has that mode; false, `h` not yet holding them,
+    /// otherwise. Fewer blocks go with the step's other counter blocks into one `encrypt_blocks`
+    /// call instead, whose short-call paths suit them better.
+    fn fused_h(&self, z: u128, h: &mut [u8]) -> bool {
+        if h.len() < BATCH_BLOCKS * self.n {
+            return false;
+        }
+        h.fill(0);
+        self.fused_xor(z, CounterHalf::Left, h)
+    }
+
+    /// [`BlockCipher::half_ctr_xor`] from the counter block `x`.
+    fn fused_xor(&self, x: u128, half: CounterHalf, data: &mut [u8]) -> bool {
+        let mut counter = [0u8; MAX_BLOCK];
+        store(x, &mut counter[..self.n]);
+        self.cipher.half_ctr_xor(&counter[..self.n], half, data)
     }
 
     /// Seals (or, for [`Direction::Open`], deciphers) `data` with the key stream from `y` and
@@ -297,21 +329,37 @@ impl<C: BlockCipher> Mgm<C> {
                 return;
             }
             let (ks, h) = buf.split_at_mut(blocks * n);
-            self.fill_r(y, ks);
-            self.fill_l(z, h);
-            self.cipher.encrypt_blocks(buf);
+            // A whole step's `H` values, and then its key stream, through the fused counter
+            // mode where the cipher has one; otherwise all counter blocks in one call.
+            let fused = self.fused_h(z, h);
+            let fused_ks = fused && blocks == BATCH_BLOCKS;
+            if !fused {
+                self.fill_r(y, ks);
+                self.fill_l(z, h);
+                self.cipher.encrypt_blocks(buf);
+            } else if !fused_ks {
+                self.fill_r(y, ks);
+                self.cipher.encrypt_blocks(ks);
+            }
             let (ks, h) = buf.split_at(blocks * n);
             let (h_prefix, h) = h.split_at(p * n);
             let (h_data, h_tail) = h.split_at(blocks * n);
             self.absorb_padded(h_prefix, prefix, acc);
+            let crypt = |chunk: &mut [u8]| {
+                if fused_ks {
+                    self.apply_keystream(y, chunk);
+                } else {
+                    xor_in_place(chunk, ks);
+                }
+            };
             match direction {
                 Direction::Seal => {
-                    xor_in_place(chunk, ks);
+                    crypt(chunk);
                     self.absorb_padded(h_data, chunk, acc);
                 }
                 Direction::Open => {
                     self.absorb_padded(h_data, chunk, acc);
-                    xor_in_place(chunk, ks);
+                    crypt(chunk);
                 }
             }
             if let (Some(tail), 1) = (tail, extra) {

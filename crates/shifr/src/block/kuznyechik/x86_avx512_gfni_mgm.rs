@@ -1,0 +1,181 @@
+//! MGM's counter modes (RFC 9058, [`crate::block::BlockCipher::half_ctr_xor`]) on the gfni backend's
+//! byte-sliced kernel (`x86_avx512_gfni`), without a counter buffer. The counters count in one half
+//! of the block mod 2^64: the right half (bytes 8..15, `incr_r`, MGM's `Y_i`) or the left half
+//! (bytes 0..7, `incr_l`, MGM's `Z_i`).
+//!
+//! As in that kernel's CTR, 64 consecutive counters share every byte but the two low bytes of their
+//! counting half (bytes 14 and 15, or 6 and 7), unless the carry out of those two bytes happens
+//! inside the pass (once in 1024 passes, which takes a counter buffer). So the first round runs
+//! once, on one block, for the shared bytes; only the two varying bytes go through S one by one and
+//! reach L through their two columns. The key stream is XORed into the data on the store. No memory
+//! access depends on key or data.
+
+use core::arch::x86_64::{
+    __m512i, _mm512_add_epi8, _mm512_cmplt_epu8_mask, _mm512_gf2p8affine_epi64_epi8,
+    _mm512_gf2p8mul_epi8, _mm512_loadu_si512, _mm512_mask_add_epi8, _mm512_maskz_mov_epi8,
+    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512,
+};
+
+use zeroize::Zeroize;
+
+use super::aes_field::{gfni_constants, GfniConstants};
+use super::x86_avx512_gfni::{
+    broadcast_block, fold_key, linear_xor, load_registers, sliced_lsx_rounds, substitute,
+    transpose, xor3, GfniKeys, Registers, SLICED, VECTOR,
+};
+
+/// XORs `E(c) || E(inc(c)) || ...` into `data` (the last block may be partial), `c` the counter
+/// block `counter` and `inc` adding one to its left (`LEFT`) or right half mod 2^64.
+pub(super) fn half_ctr_xor<const LEFT: bool>(keys: &GfniKeys, counter: &[u8; 16], data: &mut [u8]) {
+    // SAFETY: a `GfniKeys` exists only on a CPU with AVX-512 F/BW/VBMI and GFNI (`GfniKeys::new`).
+    unsafe { run::<LEFT>(keys, u128::from_be_bytes(*counter), data) }
+}
+
+/// `c` advanced by `k` in its counting half (mod 2^64); the other half unchanged.
+fn advance<const LEFT: bool>(c: u128, k: u64) -> u128 {
+    let low = u128::from(u64::MAX);
+    if LEFT {
+        let left = ((c >> 64) as u64).wrapping_add(k);
+        (u128::from(left) << 64) | (c & low)
+    } else {
+        (c & !low) | u128::from((c as u64).wrapping_add(k))
+    }
+}
+
+/// The upper of the counting half's two low bytes (block bytes, most significant first): the
+/// bytes that vary within a pass are this one and the next.
+const fn high_byte<const LEFT: bool>() -> usize {
+    if LEFT {
+        6
+    } else {
+        14
+    }
+}
+
+/// The constants of a pass, loaded once per call.
+struct PassRegisters {
+    /// Byte `p` of each byte-sliced register belongs to block `4 * (p % 16) + p / 16` of the pass
+    /// (see `transpose`): its offset from the first counter.
+    offsets: __m512i,
+    /// The two columns of L (AES-field basis) of the varying bytes, entry `i` broadcast: how those
+    /// bytes reach output byte `i` of the first round.
+    columns: [[__m512i; 16]; 2],
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn pass_registers<const LEFT: bool>(c: &GfniConstants) -> PassRegisters {
+    let offsets: [u8; 64] = core::array::from_fn(|p| (4 * (p % 16) + p / 16) as u8);
+    let j = high_byte::<LEFT>();
+    PassRegisters {
+        // SAFETY: `offsets` is 64 readable bytes; `loadu` has no alignment requirement.
+        offsets: unsafe { _mm512_loadu_si512(offsets.as_ptr().cast()) },
+        columns: core::array::from_fn(|k| {
+            core::array::from_fn(|i| _mm512_set1_epi8(c.l_columns[j + k][i] as i8))
+        }),
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn run<const LEFT: bool>(cipher: &GfniKeys, mut value: u128, data: &mut [u8]) {
+    let c = gfni_constants();
+    let r = load_registers(c, true);
+    let pr = pass_registers::<LEFT>(c);
+    let mut passes = data.chunks_exact_mut(SLICED);
+    for chunk in &mut passes {
+        // Counters are public: branching on them leaks nothing.
+        let low = if LEFT {
+            (value >> 64) as u16
+        } else {
+            value as u16
+        };
+        if low <= u16::MAX - 63 {
+            pass::<LEFT>(chunk, value, cipher, &r, &pr);
+        } else {
+            buffered::<LEFT>(chunk, value, cipher);
+        }
+        value = advance::<LEFT>(value, 64);
+    }
+    let tail = passes.into_remainder();
+    if !tail.is_empty() {
+        buffered::<LEFT>(tail, value, cipher);
+    }
+}
+
+/// At most 64 blocks through a counter buffer and the block kernel: the tail of the data and the
+/// rare pass whose counters differ in more than two bytes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn buffered<const LEFT: bool>(chunk: &mut [u8], first: u128, cipher: &GfniKeys) {
+    let mut buf = [0u8; SLICED];
+    let ks = &mut buf[..chunk.len().div_ceil(16) * 16];
+    for (i, block) in ks.chunks_exact_mut(16).enumerate() {
+        block.copy_from_slice(&advance::<LEFT>(first, i as u64).to_be_bytes());
+    }
+    cipher.encrypt_blocks(ks);
+    for (d, k) in chunk.iter_mut().zip(ks.iter()) {
+        *d ^= *k;
+    }
+    buf.zeroize();
+}
+
+/// 64 blocks (`chunk` is 1024 bytes) from the counter `first`, whose varying bytes do not carry
+/// into the next byte within the pass. Bytes other than the two varying ones are the same in all
+/// 64 counters: round 1 runs on them once, in one lane, with the varying bytes zero after S; its L,
+/// with K_2 added, is the shared part of every counter's first-round output, to which the varying
+/// bytes' S outputs add through their columns of L.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn pass<const LEFT: bool>(
+    chunk: &mut [u8],
+    first: u128,
+    cipher: &GfniKeys,
+    r: &Registers,
+    pr: &PassRegisters,
+) {
+    let j = high_byte::<LEFT>();
+    // Per 16-bit lane of the mask (one block), every byte but `j` and `j + 1`.
+    let shared_bytes = u64::from(!(3u16 << j)) * 0x0001_0001_0001_0001;
+    let keys = &cipher.keys;
+    let ctr = first.to_be_bytes();
+    let shared = _mm512_gf2p8affine_epi64_epi8::<0>(broadcast_block(&ctr), r.to_aes);
+    let shared = _mm512_maskz_mov_epi8(
+        shared_bytes,
+        substitute(_mm512_xor_si512(shared, broadcast_block(&keys[0])), &r.sbox),
+    );
+    let shared = linear_xor(shared, r, fold_key(broadcast_block(&keys[1])));
+    // The varying bytes, byte-sliced: the low one plus the block's offset, the carry into the
+    // high one.
+    let base = _mm512_set1_epi8(ctr[j + 1] as i8);
+    let low = _mm512_add_epi8(pr.offsets, base);
+    let carried = _mm512_cmplt_epu8_mask(low, base);
+    let high = _mm512_set1_epi8(ctr[j] as i8);
+    let high = _mm512_mask_add_epi8(high, carried, high, _mm512_set1_epi8(1));
+    let first_s = |v: __m512i, at: usize| {
+        let v = _mm512_gf2p8affine_epi64_epi8::<0>(v, r.to_aes);
+        substitute(
+            _mm512_xor_si512(v, _mm512_set1_epi8(keys[0][at] as i8)),
+            &r.sbox,
+        )
+    };
+    let (high, low) = (first_s(high, j), first_s(low, j + 1));
+    let mut s: [__m512i; 16] = core::array::from_fn(|i| {
+        // Byte i of every lane of `shared` is the same: broadcast it with an in-lane shuffle.
+        let part = _mm512_shuffle_epi8(shared, _mm512_set1_epi8(i as i8));
+        xor3(
+            part,
+            _mm512_gf2p8mul_epi8(high, pr.columns[0][i]),
+            _mm512_gf2p8mul_epi8(low, pr.columns[1][i]),
+        )
+    });
+    sliced_lsx_rounds(&mut s, r, &cipher.sliced[1..]);
+    let a = transpose(&s);
+    for (v, bytes) in a.iter().zip(chunk.chunks_exact_mut(VECTOR)) {
+        let ks = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
+        // SAFETY: `bytes` is 64 readable and writable bytes; no alignment requirement.
+        unsafe {
+            let text = _mm512_loadu_si512(bytes.as_ptr().cast());
+            _mm512_storeu_si512(bytes.as_mut_ptr().cast(), _mm512_xor_si512(text, ks));
+        }
+    }
+}
