@@ -406,8 +406,8 @@ fn reference_stream<C: Cipher>(
 
 /// The fused MGM counter modes on every backend that has them, against [`reference_stream`] on
 /// the portable backend: lengths around the kernels' passes (64 blocks) and their multiples,
-/// partial last blocks, and counters whose two low bytes of the counting half carry inside a pass
-/// or whose counting half wraps. The AVX-512 Magma and the gfni Kuznyechik backends must have the
+/// tails of up to sixteen blocks after a pass and longer ones, partial last blocks, and counters
+/// whose two low bytes of the counting half carry inside a pass or whose counting half wraps. The AVX-512 Magma and the gfni Kuznyechik backends must have the
 /// path; the others may decline, touching nothing.
 fn fused_counter_modes<C: Cipher>(must: Backend) {
     let n = C::N;
@@ -422,6 +422,8 @@ fn fused_counter_modes<C: Cipher>(must: Backend) {
         129 * n + 1,
         200 * n + 3,
     ]);
+    // Tails after the last pass of up to sixteen blocks and just over.
+    lengths.extend([68 * n - 1, 77 * n + 1, 80 * n, 81 * n, 144 * n, 145 * n - 3]);
     // Distances below the point where the counting half's low 16 bits, or all of it, wrap.
     let befores: [u64; 8] = [1, 2, 30, 63, 64, 65, 100, 0x1_0000];
     for half in [CounterHalf::Left, CounterHalf::Right] {
