@@ -280,7 +280,8 @@ fn every_forced_backend_matches_rustcrypto() {
     }
 }
 
-/// Text lengths around every multiple of the step size up to three steps, with AAD of 0..=3 steps
+/// Text lengths around every multiple of the step size up to three steps and around the longer
+/// steps of the fused counter modes, with AAD of 0..=4 steps
 /// (an AAD of at most one step shares the first step; a longer one is hashed on its own), so that
 /// the fused counter paths meet every way a step can start and end.
 fn step_multiples<C: Cipher>() {
@@ -296,6 +297,14 @@ fn step_multiples<C: Cipher>() {
             k * step + n,
         ]);
     }
+    // The steps of a long text where the cipher has the fused counter modes: four batches.
+    texts.extend([
+        4 * step - 1,
+        4 * step,
+        4 * step + n + 1,
+        8 * step + 3 * n,
+        9 * step - 2,
+    ]);
     let aads = [
         0,
         1,
@@ -306,6 +315,7 @@ fn step_multiples<C: Cipher>() {
         2 * step,
         3 * step - 1,
         3 * step + 5,
+        4 * step + 1,
     ];
     let key = random_bytes(32);
     for &aad_len in &aads {
@@ -324,7 +334,7 @@ fn step_multiples<C: Cipher>() {
 }
 
 #[test]
-fn step_multiples_and_aad_of_up_to_three_steps_match_rustcrypto() {
+fn step_multiples_and_aad_of_up_to_four_steps_match_rustcrypto() {
     step_multiples::<Magma>();
     step_multiples::<Kuznyechik>();
 }
