@@ -8,7 +8,8 @@
 //! 2^32 as the standard's counter does) and the broadcast left half; `incr_l` (MGM's `Z_i`) the
 //! other way round. No shuffle and no memory on the way in; the key stream is XORed into the data
 //! as it leaves the registers. Four groups of sixteen blocks are interleaved, as in the kernel's
-//! own CTR.
+//! own CTR; a tail of at most sixteen blocks after the last pass rides along as a fifth group, so
+//! that its latency hides under the pass instead of costing a call of its own.
 
 use core::arch::x86_64::{
     __m512i, _mm512_add_epi32, _mm512_loadu_si512, _mm512_set1_epi32, _mm512_set_epi32,
@@ -49,34 +50,48 @@ fn run<const LEFT: bool>(words: &[u32; 8], tables: &NibbleTables, counter: u64, 
     let (left, right) = ((counter >> 32) as u32, counter as u32);
     // The counting half's value at the first block of each pass, and the fixed half.
     let (mut count, fixed) = if LEFT { (left, right) } else { (right, left) };
-    let mut passes = data.chunks_exact_mut(PASS_BYTES);
-    for chunk in &mut passes {
-        groups::<PASS_GROUPS, LEFT>(chunk, count, fixed, &key, &c);
+    let passes = data.len() / PASS_BYTES;
+    let (mut data, mut rest) = data.split_at_mut(passes * PASS_BYTES);
+    for i in 0..passes {
+        let (chunk, more) = core::mem::take(&mut data).split_at_mut(PASS_BYTES);
+        data = more;
+        if i + 1 == passes && !rest.is_empty() && rest.len() <= GROUP_BYTES {
+            // A tail of at most one group rides along as a fifth group: its latency hides
+            // under the pass (MGM's steps end with such a tail, the length block's `H`).
+            let tail = core::mem::take(&mut rest);
+            groups::<{ PASS_GROUPS + 1 }, LEFT>(chunk, tail, count, fixed, &key, &c);
+        } else {
+            groups::<PASS_GROUPS, LEFT>(chunk, &mut [], count, fixed, &key, &c);
+        }
         count = count.wrapping_add((PASS_BYTES / 8) as u32);
     }
-    let rest = passes.into_remainder();
     if !rest.is_empty() {
-        // The last pass, as few groups as cover it, in a buffer: the key stream past the end of
-        // `data` (up to a partial block and the rest of the group) is made and dropped.
-        let mut buf = [0u8; PASS_BYTES];
-        buf[..rest.len()].copy_from_slice(rest);
-        match rest.len().div_ceil(GROUP_BYTES) {
-            1 => groups::<1, LEFT>(&mut buf[..GROUP_BYTES], count, fixed, &key, &c),
-            2 => groups::<2, LEFT>(&mut buf[..2 * GROUP_BYTES], count, fixed, &key, &c),
-            3 => groups::<3, LEFT>(&mut buf[..3 * GROUP_BYTES], count, fixed, &key, &c),
-            _ => groups::<PASS_GROUPS, LEFT>(&mut buf, count, fixed, &key, &c),
+        // The last pass, as few groups as cover it, its last group partial or not.
+        let whole = rest.len() / GROUP_BYTES * GROUP_BYTES;
+        let (full, tail) = rest.split_at_mut(whole);
+        let (k, c) = (&key, &c);
+        match rest_groups(full.len(), tail.len()) {
+            1 => groups::<1, LEFT>(full, tail, count, fixed, k, c),
+            2 => groups::<2, LEFT>(full, tail, count, fixed, k, c),
+            3 => groups::<3, LEFT>(full, tail, count, fixed, k, c),
+            _ => groups::<PASS_GROUPS, LEFT>(full, tail, count, fixed, k, c),
         }
-        rest.copy_from_slice(&buf[..rest.len()]);
-        buf.zeroize();
     }
 }
 
-/// XORs the key stream of `16 * G` counter blocks into `data` (`data.len() == G * GROUP_BYTES`):
-/// block `i` has `count + i` (mod 2^32) in its counting half and `fixed` in the other.
+/// Groups that cover `full` bytes of whole groups and a `tail` of a partial one.
+fn rest_groups(full: usize, tail: usize) -> usize {
+    full / GROUP_BYTES + usize::from(tail > 0)
+}
+
+/// XORs the key stream of `16 * G` counter blocks into `data` (whole groups) and then into `tail`
+/// (the last group, which may be partial or empty; empty when `data` holds all `G` groups): block
+/// `i` has `count + i` (mod 2^32) in its counting half and `fixed` in the other.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn groups<const G: usize, const LEFT: bool>(
     data: &mut [u8],
+    tail: &mut [u8],
     count: u32,
     fixed: u32,
     key: &[__m512i; 8],
@@ -96,19 +111,34 @@ fn groups<const G: usize, const LEFT: bool>(
         };
     }
     rounds::<G, false>(&mut state, &[*key; G], c);
-    for (s, group) in state.iter().zip(data.chunks_exact_mut(GROUP_BYTES)) {
+    let whole = data.len() / GROUP_BYTES;
+    for (g, s) in state.iter().enumerate() {
         // The rounds end without the last swap: the a_0 word is in s[1].
         let [x, y] = c.join([s[1], s[0]]);
-        // SAFETY: `group` is exactly 128 readable and writable bytes (`chunks_exact_mut`), read
-        // and written as two unaligned 64-byte halves.
-        unsafe {
-            let p = group.as_mut_ptr();
-            let (dx, dy) = (
-                _mm512_loadu_si512(p.cast()),
-                _mm512_loadu_si512(p.add(64).cast()),
-            );
-            _mm512_storeu_si512(p.cast(), _mm512_xor_si512(dx, x));
-            _mm512_storeu_si512(p.add(64).cast(), _mm512_xor_si512(dy, y));
+        if g < whole {
+            let group = &mut data[g * GROUP_BYTES..(g + 1) * GROUP_BYTES];
+            // SAFETY: `group` is exactly 128 readable and writable bytes, read and written as
+            // two unaligned 64-byte halves.
+            unsafe {
+                let p = group.as_mut_ptr();
+                let (dx, dy) = (
+                    _mm512_loadu_si512(p.cast()),
+                    _mm512_loadu_si512(p.add(64).cast()),
+                );
+                _mm512_storeu_si512(p.cast(), _mm512_xor_si512(dx, x));
+                _mm512_storeu_si512(p.add(64).cast(), _mm512_xor_si512(dy, y));
+            }
+        } else if g == whole && !tail.is_empty() {
+            let mut ks = [0u8; GROUP_BYTES];
+            // SAFETY: `ks` is 128 writable bytes, written as two unaligned 64-byte halves.
+            unsafe {
+                _mm512_storeu_si512(ks.as_mut_ptr().cast(), x);
+                _mm512_storeu_si512(ks.as_mut_ptr().add(64).cast(), y);
+            }
+            for (d, k) in tail.iter_mut().zip(ks.iter()) {
+                *d ^= *k;
+            }
+            ks.zeroize();
         }
     }
 }
