@@ -1,9 +1,11 @@
 //! MGM (RFC 9058) over shifr's own Magma and Kuznyechik, on every backend this CPU runs, against
 //! RustCrypto's `mgm` crate (with its own magma / kuznyechik): every AAD and text length up to three
-//! blocks, lengths around the step size (`BATCH_BLOCKS`), several KiB, counters that wrap their
-//! half (`incr_r` / `incr_l` mod 2^(n/2)) inside a message, and tampering. The last test reruns the
-//! short-length test in child processes with `SHIFR_BACKEND` forced to each backend name, so that
-//! the multiplier chosen through `cpu::select` is covered too.
+//! blocks, lengths around the step size (`BATCH_BLOCKS`) and its multiples (the fused counter
+//! modes' longer steps too) with AAD of up to four steps, several KiB, counters that wrap their half
+//! (`incr_r` / `incr_l` mod 2^(n/2)) inside a message, every tag length, and tampering; and the
+//! fused counter modes themselves (`BlockCipher::half_ctr_xor`) against the portable cipher. The
+//! last test reruns the short-length and step tests in child processes with `SHIFR_BACKEND` forced
+//! to each backend name, so that the multiplier chosen through `cpu::select` is covered too.
 
 use mgm::aead::generic_array::GenericArray;
 use mgm::aead::{AeadInPlace, NewAead};
@@ -251,32 +253,39 @@ fn counters_wrapping_their_half_match_rustcrypto() {
     counter_wraps::<Kuznyechik>();
 }
 
-/// The short-length test again in a child process per `SHIFR_BACKEND` value (a name the cipher
-/// lacks falls back to its best backend, as `cpu::select` documents).
+/// The short-length test, and the test of lengths around the steps (the fused counter modes with
+/// every multiplier), again in a child process per `SHIFR_BACKEND` value (a name the cipher lacks
+/// falls back to its best backend, as `cpu::select` documents).
 #[test]
 fn every_forced_backend_matches_rustcrypto() {
     if std::env::var_os("SHIFR_BACKEND").is_some() {
         return;
     }
     let exe = std::env::current_exe().unwrap();
+    let tests = [
+        "short_lengths_match_rustcrypto",
+        "step_multiples_and_aad_of_up_to_four_steps_match_rustcrypto",
+    ];
     for name in ["portable", "aesni", "avx2", "avx512", "gfni"] {
-        let out = std::process::Command::new(&exe)
-            .args(["short_lengths_match_rustcrypto", "--exact", "--quiet"])
-            .env("SHIFR_BACKEND", name)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "SHIFR_BACKEND={name}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // The child must really have run the test (a filter matching nothing also succeeds).
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            stdout.contains("1 passed"),
-            "SHIFR_BACKEND={name}: {stdout}"
-        );
+        for test in tests {
+            let out = std::process::Command::new(&exe)
+                .args([test, "--exact", "--quiet"])
+                .env("SHIFR_BACKEND", name)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "SHIFR_BACKEND={name} {test}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // The child must really have run the test (a filter matching nothing also succeeds).
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                stdout.contains("1 passed"),
+                "SHIFR_BACKEND={name} {test}: {stdout}"
+            );
+        }
     }
 }
 
