@@ -4,10 +4,11 @@
 //! (bytes 0..7, `incr_l`, MGM's `Z_i`).
 //!
 //! As in that kernel's CTR, 64 consecutive counters share every byte but the two low bytes of their
-//! counting half (bytes 14 and 15, or 6 and 7), unless the carry out of those two bytes happens
-//! inside the pass (once in 1024 passes, which takes a counter buffer). So the first round runs
-//! once, on one block, for the shared bytes; only the two varying bytes go through S one by one and
-//! reach L through their two columns. The key stream is XORed into the data on the store. A tail of
+//! counting half (bytes 14 and 15, or 6 and 7), except that where those two bytes wrap inside the
+//! pass the counters after the wrap share other values. So the first round runs once per side of
+//! the wrap, on one block, for the shared bytes (each block picks its side by a mask, with no branch
+//! on the counters, which derive from the key); only the two varying bytes go through S one by one
+//! and reach L through their two columns. The key stream is XORed into the data on the store. A tail of
 //! at most sixteen blocks after the last pass runs in the lane kernel's registers, its rounds
 //! interleaved with that pass's, so that its latency hides under the pass's throughput (MGM's
 //! steps end with such a tail: the length block's `H`, a short AAD's). No memory access depends
@@ -15,8 +16,9 @@
 
 use core::arch::x86_64::{
     __m512i, _mm512_add_epi8, _mm512_cmplt_epu8_mask, _mm512_gf2p8affine_epi64_epi8,
-    _mm512_gf2p8mul_epi8, _mm512_loadu_si512, _mm512_mask_add_epi8, _mm512_maskz_mov_epi8,
-    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512,
+    _mm512_gf2p8mul_epi8, _mm512_loadu_si512, _mm512_mask_add_epi8, _mm512_mask_blend_epi8,
+    _mm512_maskz_mov_epi8, _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_storeu_si512,
+    _mm512_xor_si512,
 };
 
 use zeroize::Zeroize;
@@ -78,16 +80,8 @@ fn run<const LEFT: bool>(cipher: &GfniKeys, mut value: u128, data: &mut [u8]) {
     for i in 0..passes {
         let (chunk, rest) = core::mem::take(&mut data).split_at_mut(SLICED);
         data = rest;
-        // Counters are public: branching on them leaks nothing.
-        let low = if LEFT {
-            (value >> 64) as u16
-        } else {
-            value as u16
-        };
         let next = advance::<LEFT>(value, 64);
-        if low > u16::MAX - 63 {
-            buffered::<LEFT>(chunk, value, cipher);
-        } else if i + 1 < passes || tail.is_empty() || tail.len() > EXTRA_BYTES {
+        if i + 1 < passes || tail.is_empty() || tail.len() > EXTRA_BYTES {
             pass::<LEFT, 0>(chunk, value, &mut [], next, cipher, c, &r);
         } else {
             let extra = core::mem::take(&mut tail);
@@ -109,8 +103,7 @@ fn run<const LEFT: bool>(cipher: &GfniKeys, mut value: u128, data: &mut [u8]) {
 /// The most bytes of tail [`pass`] takes along: four registers of four blocks.
 const EXTRA_BYTES: usize = 4 * VECTOR;
 
-/// At most 64 blocks through a counter buffer and the block kernel: the tail of the data and the
-/// rare pass whose counters differ in more than two bytes.
+/// At most 64 blocks through a counter buffer and the block kernel: the tail of the data.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 fn buffered<const LEFT: bool>(chunk: &mut [u8], first: u128, cipher: &GfniKeys) {
@@ -126,11 +119,13 @@ fn buffered<const LEFT: bool>(chunk: &mut [u8], first: u128, cipher: &GfniKeys) 
     buf.zeroize();
 }
 
-/// 64 blocks (`chunk` is 1024 bytes) from the counter `first`, whose varying bytes do not carry
-/// into the next byte within the pass. Bytes other than the two varying ones are the same in all
-/// 64 counters: round 1 runs on them once, in one lane, with the varying bytes zero after S; its L,
-/// with K_2 added, is the shared part of every counter's first-round output, to which the varying
-/// bytes' S outputs add through their columns of L.
+/// 64 blocks (`chunk` is 1024 bytes) from the counter `first`. Bytes other than the two varying
+/// ones are the same in all 64 counters, or, where the two low bytes wrap inside the pass, in all
+/// counters before the wrap and in all after it: round 1 runs on them once per side, in one lane,
+/// with the varying bytes zero after S; its L, with K_2 added, is the shared part of every
+/// counter's first-round output, to which the varying bytes' S outputs add through their columns
+/// of L. Each block picks its side by a mask, so the pass costs the same whatever the counter
+/// (the counters derive from the key: no branch and no memory access depends on them).
 ///
 /// `extra` (at most `16 * E` bytes, the last block possibly partial) takes the key stream of the
 /// counters from `extra_first` on, in `E` registers of the lane kernel whose rounds run between
@@ -173,12 +168,17 @@ fn pass<const LEFT: bool, const E: usize>(
         }
     };
     lane_round(&mut x, 1);
-    let shared = _mm512_gf2p8affine_epi64_epi8::<0>(broadcast_block(&ctr), r.to_aes);
-    let shared = _mm512_maskz_mov_epi8(
-        shared_bytes,
-        substitute(_mm512_xor_si512(shared, broadcast_block(&keys[0])), &r.sbox),
-    );
-    let shared = linear_xor(shared, r, fold_key(broadcast_block(&keys[1])));
+    let shared_round = |ctr: &[u8; 16]| {
+        let x = _mm512_gf2p8affine_epi64_epi8::<0>(broadcast_block(ctr), r.to_aes);
+        let x = _mm512_maskz_mov_epi8(
+            shared_bytes,
+            substitute(_mm512_xor_si512(x, broadcast_block(&keys[0])), &r.sbox),
+        );
+        linear_xor(x, r, fold_key(broadcast_block(&keys[1])))
+    };
+    // The shared bytes before and after a wrap of the two low bytes: the counting half plus 2^16.
+    let after = advance::<LEFT>(first, 1 << 16).to_be_bytes();
+    let (shared, shared_after) = (shared_round(&ctr), shared_round(&after));
     // The varying bytes, byte-sliced: the low one plus the block's offset, the carry into the
     // high one.
     let base = _mm512_set1_epi8(ctr[j + 1] as i8);
@@ -186,8 +186,10 @@ fn pass<const LEFT: bool, const E: usize>(
     let offsets = unsafe { _mm512_loadu_si512(OFFSETS.as_ptr().cast()) };
     let low = _mm512_add_epi8(offsets, base);
     let carried = _mm512_cmplt_epu8_mask(low, base);
-    let high = _mm512_set1_epi8(ctr[j] as i8);
-    let high = _mm512_mask_add_epi8(high, carried, high, _mm512_set1_epi8(1));
+    let high_start = _mm512_set1_epi8(ctr[j] as i8);
+    let high = _mm512_mask_add_epi8(high_start, carried, high_start, _mm512_set1_epi8(1));
+    // The blocks past the wrap: the high byte wrapped too.
+    let wrapped = _mm512_cmplt_epu8_mask(high, high_start);
     let first_s = |v: __m512i, at: usize| {
         let v = _mm512_gf2p8affine_epi64_epi8::<0>(v, r.to_aes);
         substitute(
@@ -201,7 +203,12 @@ fn pass<const LEFT: bool, const E: usize>(
     let (high_column, low_column) = (&c.l_columns[j], &c.l_columns[j + 1]);
     let mut s: [__m512i; 16] = core::array::from_fn(|i| {
         // Byte i of every lane of `shared` is the same: broadcast it with an in-lane shuffle.
-        let part = _mm512_shuffle_epi8(shared, _mm512_set1_epi8(i as i8));
+        let byte = _mm512_set1_epi8(i as i8);
+        let part = _mm512_mask_blend_epi8(
+            wrapped,
+            _mm512_shuffle_epi8(shared, byte),
+            _mm512_shuffle_epi8(shared_after, byte),
+        );
         xor3(
             part,
             _mm512_gf2p8mul_epi8(high, _mm512_set1_epi8(high_column[i] as i8)),
