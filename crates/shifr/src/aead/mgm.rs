@@ -219,10 +219,14 @@ impl<C: BlockCipher> Mgm<C> {
         }
     }
 
-    /// XORs the key stream `E_K(y), E_K(incr_r(y)), ...` into `data`.
+    /// XORs the key stream `E_K(y), E_K(incr_r(y)), ...` into `data`: through the fused counter
+    /// mode from a batch on, where the cipher has it; else a batch per `encrypt_blocks` call.
     fn apply_keystream(&self, mut y: u128, data: &mut [u8]) {
         let n = self.n;
-        if data.len() >= BATCH_BLOCKS * n && self.fused_xor(y, CounterHalf::Right, data) {
+        if self.fused
+            && data.len() >= BATCH_BLOCKS * n
+            && self.fused_xor(y, CounterHalf::Right, data)
+        {
             return;
         }
         let mut scratch = Scratch::<SCRATCH_BYTES>::new();
