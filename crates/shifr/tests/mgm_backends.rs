@@ -1,9 +1,11 @@
 //! MGM (RFC 9058) over shifr's own Magma and Kuznyechik, on every backend this CPU runs, against
 //! RustCrypto's `mgm` crate (with its own magma / kuznyechik): every AAD and text length up to three
-//! blocks, lengths around the step size (`BATCH_BLOCKS`), several KiB, counters that wrap their
-//! half (`incr_r` / `incr_l` mod 2^(n/2)) inside a message, and tampering. The last test reruns the
-//! short-length test in child processes with `SHIFR_BACKEND` forced to each backend name, so that
-//! the multiplier chosen through `cpu::select` is covered too.
+//! blocks, lengths around the step size (`BATCH_BLOCKS`) and its multiples (the fused counter
+//! modes' longer steps too) with AAD of up to four steps, several KiB, counters that wrap their half
+//! (`incr_r` / `incr_l` mod 2^(n/2)) inside a message, every tag length, and tampering; and the
+//! fused counter modes themselves (`BlockCipher::half_ctr_xor`) against the portable cipher. The
+//! last test reruns the short-length and step tests in child processes with `SHIFR_BACKEND` forced
+//! to each backend name, so that the multiplier chosen through `cpu::select` is covered too.
 
 use mgm::aead::generic_array::GenericArray;
 use mgm::aead::{AeadInPlace, NewAead};
@@ -13,7 +15,7 @@ use shifr::aead::Aead;
 use shifr::cpu::Backend;
 use shifr::hazmat::block::kuznyechik::Kuznyechik;
 use shifr::hazmat::block::magma::{Magma, SBox};
-use shifr::hazmat::block::BlockCipher;
+use shifr::hazmat::block::{BlockCipher, CounterHalf};
 use shifr::Error;
 
 fn random_bytes(len: usize) -> Vec<u8> {
@@ -251,31 +253,239 @@ fn counters_wrapping_their_half_match_rustcrypto() {
     counter_wraps::<Kuznyechik>();
 }
 
-/// The short-length test again in a child process per `SHIFR_BACKEND` value (a name the cipher
-/// lacks falls back to its best backend, as `cpu::select` documents).
+/// The short-length test, and the test of lengths around the steps (the fused counter modes with
+/// every multiplier), again in a child process per `SHIFR_BACKEND` value (a name the cipher lacks
+/// falls back to its best backend, as `cpu::select` documents).
 #[test]
 fn every_forced_backend_matches_rustcrypto() {
     if std::env::var_os("SHIFR_BACKEND").is_some() {
         return;
     }
     let exe = std::env::current_exe().unwrap();
+    let tests = [
+        "short_lengths_match_rustcrypto",
+        "step_multiples_and_aad_of_up_to_four_steps_match_rustcrypto",
+    ];
     for name in ["portable", "aesni", "avx2", "avx512", "gfni"] {
-        let out = std::process::Command::new(&exe)
-            .args(["short_lengths_match_rustcrypto", "--exact", "--quiet"])
-            .env("SHIFR_BACKEND", name)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "SHIFR_BACKEND={name}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // The child must really have run the test (a filter matching nothing also succeeds).
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            stdout.contains("1 passed"),
-            "SHIFR_BACKEND={name}: {stdout}"
-        );
+        for test in tests {
+            let out = std::process::Command::new(&exe)
+                .args([test, "--exact", "--quiet"])
+                .env("SHIFR_BACKEND", name)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "SHIFR_BACKEND={name} {test}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // The child must really have run the test (a filter matching nothing also succeeds).
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                stdout.contains("1 passed"),
+                "SHIFR_BACKEND={name} {test}: {stdout}"
+            );
+        }
     }
+}
+
+/// Text lengths around every multiple of the step size up to three steps and around the longer
+/// steps of the fused counter modes, with AAD of 0..=4 steps
+/// (an AAD of at most one step shares the first step; a longer one is hashed on its own), so that
+/// the fused counter paths meet every way a step can start and end.
+fn step_multiples<C: Cipher>() {
+    let n = C::N;
+    let step = BATCH_BLOCKS * n;
+    let mut texts = vec![0, 1];
+    for k in 1..=3 {
+        texts.extend([
+            k * step - n - 1,
+            k * step - 1,
+            k * step,
+            k * step + 1,
+            k * step + n,
+        ]);
+    }
+    // The steps of a long text where the cipher has the fused counter modes: four batches.
+    texts.extend([
+        4 * step - 1,
+        4 * step,
+        4 * step + n + 1,
+        8 * step + 3 * n,
+        9 * step - 2,
+    ]);
+    let aads = [
+        0,
+        1,
+        step - n,
+        step - 1,
+        step,
+        step + n,
+        2 * step,
+        3 * step - 1,
+        3 * step + 5,
+        4 * step + 1,
+    ];
+    let key = random_bytes(32);
+    for &aad_len in &aads {
+        for &pt_len in &texts {
+            if aad_len + pt_len == 0 {
+                continue;
+            }
+            check::<C>(
+                &key,
+                &nonce(n),
+                &random_bytes(aad_len),
+                &random_bytes(pt_len),
+            );
+        }
+    }
+}
+
+#[test]
+fn step_multiples_and_aad_of_up_to_four_steps_match_rustcrypto() {
+    step_multiples::<Magma>();
+    step_multiples::<Kuznyechik>();
+}
+
+/// Every tag length from 4 bytes to the block: the tag is the full tag's prefix, opens, and a
+/// flipped bit in its last byte is rejected with the buffer left as the ciphertext.
+fn tag_lengths<C: Cipher>() {
+    let n = C::N;
+    let key = random_bytes(32);
+    for pt_len in [5, BATCH_BLOCKS * n + 3] {
+        let (nonce, aad, pt) = (nonce(n), random_bytes(20), random_bytes(pt_len));
+        let (their_ct, their_tag) = C::theirs(&key, &nonce, &aad, &pt);
+        for tag_len in 4..=n {
+            let backends = CANDIDATES.iter().map(|&b| Some(b)).chain([None]);
+            for (backend, cipher) in backends.filter_map(|b| C::make(&key, b).map(|c| (b, c))) {
+                let name = backend.map_or("default", |b| b.name());
+                let mgm = Mgm::new(cipher, tag_len).unwrap();
+                let what = format!("{name} n={n} tag {tag_len} pt {pt_len}");
+                let mut data = pt.clone();
+                let tag = mgm.seal(&nonce, &aad, &mut data).unwrap();
+                assert_eq!(data, their_ct, "{what}");
+                assert_eq!(tag.as_ref(), &their_tag[..tag_len], "{what}");
+                let mut bad = tag.as_ref().to_vec();
+                bad[tag_len - 1] ^= 0x10;
+                assert_eq!(
+                    mgm.open(&nonce, &aad, &mut data, &bad),
+                    Err(Error::AuthenticationFailed),
+                    "{what}"
+                );
+                assert_eq!(data, their_ct, "{what}");
+                mgm.open(&nonce, &aad, &mut data, tag.as_ref()).unwrap();
+                assert_eq!(data, pt, "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_tag_length_is_the_full_tags_prefix() {
+    tag_lengths::<Magma>();
+    tag_lengths::<Kuznyechik>();
+}
+
+/// `E(c), E(inc(c)), ...` with `inc` adding one to `half` of the block mod `2^(n/2)`, from the
+/// counter blocks written out and enciphered one call each: the reference for
+/// [`BlockCipher::half_ctr_xor`].
+fn reference_stream<C: Cipher>(
+    cipher: &C,
+    counter: &[u8],
+    half: CounterHalf,
+    len: usize,
+) -> Vec<u8> {
+    let n = C::N;
+    let h = n / 2;
+    let read = |b: &[u8]| b.iter().fold(0u64, |acc, &x| (acc << 8) | u64::from(x));
+    let (left, right) = (read(&counter[..h]), read(&counter[h..]));
+    let mask = if n == 16 {
+        u64::MAX
+    } else {
+        u64::from(u32::MAX)
+    };
+    let mut out = Vec::with_capacity(len + n);
+    for i in 0..len.div_ceil(n) as u64 {
+        let (l, r) = match half {
+            CounterHalf::Left => (left.wrapping_add(i) & mask, right),
+            CounterHalf::Right => (left, right.wrapping_add(i) & mask),
+        };
+        let mut block = [
+            l.to_be_bytes()[8 - h..].to_vec(),
+            r.to_be_bytes()[8 - h..].to_vec(),
+        ]
+        .concat();
+        cipher.encrypt_blocks(&mut block);
+        out.extend_from_slice(&block);
+    }
+    out.truncate(len);
+    out
+}
+
+/// The fused MGM counter modes on every backend that has them, against [`reference_stream`] on
+/// the portable backend: lengths around the kernels' passes (64 blocks) and their multiples,
+/// tails of up to sixteen blocks after a pass and longer ones, partial last blocks, and counters
+/// whose two low bytes of the counting half carry inside a pass or whose counting half wraps. The AVX-512 Magma and the gfni Kuznyechik backends must have the
+/// path; the others may decline, touching nothing.
+fn fused_counter_modes<C: Cipher>(must: Backend) {
+    let n = C::N;
+    let key = random_bytes(32);
+    let reference = C::make(&key, Some(Backend::Portable)).unwrap();
+    let mut lengths = vec![0, 1, n - 1, n, n + 1, 3 * n + 2, 63 * n, 64 * n - 1, 64 * n];
+    lengths.extend([
+        64 * n + 1,
+        65 * n,
+        66 * n + 5,
+        128 * n,
+        129 * n + 1,
+        200 * n + 3,
+    ]);
+    // Tails after the last pass of up to sixteen blocks and just over.
+    lengths.extend([68 * n - 1, 77 * n + 1, 80 * n, 81 * n, 144 * n, 145 * n - 3]);
+    // Distances below the point where the counting half's low 16 bits, or all of it, wrap.
+    let befores: [u64; 8] = [1, 2, 30, 63, 64, 65, 100, 0x1_0000];
+    for half in [CounterHalf::Left, CounterHalf::Right] {
+        for &backend in CANDIDATES {
+            let Some(cipher) = C::make(&key, Some(backend)) else {
+                continue;
+            };
+            let mut counters: Vec<Vec<u8>> = (0..4).map(|_| random_bytes(n)).collect();
+            for &before in &befores {
+                for whole_half in [false, true] {
+                    let mut c = random_bytes(n);
+                    let at = if half == CounterHalf::Left { 0 } else { n / 2 };
+                    let value = if whole_half {
+                        0u64.wrapping_sub(before)
+                    } else {
+                        0x1_0000u64.wrapping_sub(before) | (u64::from(c[at]) << 40)
+                    };
+                    c[at..at + n / 2].copy_from_slice(&value.to_be_bytes()[8 - n / 2..]);
+                    counters.push(c);
+                }
+            }
+            for counter in &counters {
+                for &len in &lengths {
+                    let text = random_bytes(len);
+                    let mut data = text.clone();
+                    let what =
+                        format!("{backend:?} n={n} {half:?} len {len} counter {counter:02x?}");
+                    if !cipher.half_ctr_xor(counter, half, &mut data) {
+                        assert_ne!(backend, must, "{what}");
+                        assert_eq!(data, text, "declined but touched, {what}");
+                        continue;
+                    }
+                    let ks = reference_stream(&reference, counter, half, len);
+                    let want: Vec<u8> = text.iter().zip(&ks).map(|(a, b)| a ^ b).collect();
+                    assert_eq!(data, want, "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fused_counter_modes_match_the_portable_cipher() {
+    fused_counter_modes::<Magma>(Backend::Avx512);
+    fused_counter_modes::<Kuznyechik>(Backend::Gfni);
 }

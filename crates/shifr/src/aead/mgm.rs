@@ -15,6 +15,14 @@
 //! before deciphering it and, if the tag does not match, applies the key stream once more, so the
 //! caller's buffer holds the ciphertext again.
 //!
+//! Where the cipher has a fused counter mode for MGM's counters ([`BlockCipher::half_ctr_xor`]:
+//! the gfni Kuznyechik and AVX-512 Magma kernels make them in registers, so no counter block goes
+//! through memory), a step with at least [`BATCH_BLOCKS`] `Z` counters takes it: its `H` values
+//! are that mode's key stream over zeros, and the key stream of a step of at least a batch of text
+//! is XORed straight into the text; the `Y` counters of a shorter last step go through one
+//! `encrypt_blocks` call. A text (or an AAD hashed alone) of more than one batch then goes in
+//! steps of four batches, which spreads each fused call's fixed cost over more blocks.
+//!
 //! The multilinear sum is kept unreduced and reduced once per message (`mgm_field`), with
 //! VPCLMULQDQ or PCLMULQDQ where the CPU has them. Constant time: the multipliers have no
 //! data-dependent branches or table indices, and the tag comparison uses [`ct_eq`].
@@ -25,7 +33,7 @@
 
 use super::mgm_field::{reduce, Multiplier, Wide};
 use crate::aead::{Aead, Tag};
-use crate::block::BlockCipher;
+use crate::block::{BlockCipher, CounterHalf};
 use crate::util::{ct_eq, xor_in_place};
 use crate::{Error, Result};
 use zeroize::Zeroize;
@@ -45,6 +53,8 @@ pub struct Mgm<C: BlockCipher> {
     n: usize,
     tag_len: usize,
     multiplier: Multiplier,
+    /// Whether the cipher has the fused counter modes ([`BlockCipher::half_ctr_xor`]).
+    fused: bool,
 }
 
 /// Reads an `n`-byte big-endian block into the low bits of a `u128`.
@@ -81,11 +91,14 @@ impl<C: BlockCipher> Mgm<C> {
                 got: tag_len,
             });
         }
+        // An empty call tells whether the cipher has the fused counter modes.
+        let fused = cipher.half_ctr_xor(&[0u8; MAX_BLOCK][..n], CounterHalf::Left, &mut []);
         Ok(Mgm {
             cipher,
             n,
             tag_len,
             multiplier: Multiplier::select(),
+            fused,
         })
     }
 
@@ -206,10 +219,17 @@ impl<C: BlockCipher> Mgm<C> {
         }
     }
 
-    /// XORs the key stream `E_K(y), E_K(incr_r(y)), ...` into `data`.
+    /// XORs the key stream `E_K(y), E_K(incr_r(y)), ...` into `data`: through the fused counter
+    /// mode from a batch on, where the cipher has it; else a batch per `encrypt_blocks` call.
     fn apply_keystream(&self, mut y: u128, data: &mut [u8]) {
         let n = self.n;
-        let mut scratch = Scratch::new();
+        if self.fused
+            && data.len() >= BATCH_BLOCKS * n
+            && self.fused_xor(y, CounterHalf::Right, data)
+        {
+            return;
+        }
+        let mut scratch = Scratch::<SCRATCH_BYTES>::new();
         for chunk in data.chunks_mut(BATCH_BLOCKS * n) {
             let blocks = chunk.len().div_ceil(n);
             let ks = scratch.take(blocks * n);
@@ -236,13 +256,31 @@ impl<C: BlockCipher> Mgm<C> {
     }
 
     /// `acc += sum H_i * X_i` over `data` (the last block zero-padded) and then the block `tail`,
-    /// with `H` from `E_K(z)` on, [`BATCH_BLOCKS`] blocks per cipher call.
-    fn hash(&self, mut z: u128, data: &[u8], tail: Option<&[u8]>, acc: &mut Wide) {
+    /// with `H` from `E_K(z)` on, one cipher call per step (see [`Mgm::crypt_and_hash`]).
+    fn hash(&self, z: u128, data: &[u8], tail: Option<&[u8]>, acc: &mut Wide) {
+        if self.long_steps(data.len()) {
+            let mut scratch = Scratch::<LONG_SCRATCH_BYTES>::new();
+            self.hash_steps(&mut scratch, FUSED_STEP_BLOCKS, z, data, tail, acc);
+        } else {
+            let mut scratch = Scratch::<SCRATCH_BYTES>::new();
+            self.hash_steps(&mut scratch, BATCH_BLOCKS, z, data, tail, acc);
+        }
+    }
+
+    /// [`Mgm::hash`] in steps of `step_blocks` blocks.
+    fn hash_steps<const N: usize>(
+        &self,
+        scratch: &mut Scratch<N>,
+        step_blocks: usize,
+        mut z: u128,
+        data: &[u8],
+        tail: Option<&[u8]>,
+        acc: &mut Wide,
+    ) {
         let n = self.n;
-        let mut scratch = Scratch::new();
-        let steps = data.len().div_ceil(BATCH_BLOCKS * n).max(1);
+        let steps = data.len().div_ceil(step_blocks * n).max(1);
         for (i, chunk) in data
-            .chunks(BATCH_BLOCKS * n)
+            .chunks(step_blocks * n)
             .chain(data.is_empty().then_some(data))
             .enumerate()
         {
@@ -252,8 +290,12 @@ impl<C: BlockCipher> Mgm<C> {
             if h.is_empty() {
                 return;
             }
-            self.fill_l(z, h);
-            self.cipher.encrypt_blocks(h);
+            if self.fused && h.len() >= BATCH_BLOCKS * n {
+                self.fused_h(z, h);
+            } else {
+                self.fill_l(z, h);
+                self.cipher.encrypt_blocks(h);
+            }
             let (h_data, h_tail) = h.split_at(blocks * n);
             self.absorb_padded(h_data, chunk, acc);
             if let (Some(tail), 1) = (tail, extra) {
@@ -263,55 +305,119 @@ impl<C: BlockCipher> Mgm<C> {
         }
     }
 
+    /// Whether `len` bytes of text (or AAD hashed alone) go in steps of [`FUSED_STEP_BLOCKS`]:
+    /// where the cipher has the fused counter modes and there is more than one batch.
+    fn long_steps(&self, len: usize) -> bool {
+        self.fused && len > BATCH_BLOCKS * self.n
+    }
+
+    /// `h` (whole blocks) becomes `E_K(z), E_K(incr_l(z)), ...`: the fused counter mode's key
+    /// stream over zeros ([`BlockCipher::half_ctr_xor`]), or, should the cipher decline, the
+    /// counter blocks enciphered in place.
+    fn fused_h(&self, z: u128, h: &mut [u8]) {
+        h.fill(0);
+        if !self.fused_xor(z, CounterHalf::Left, h) {
+            self.fill_l(z, h);
+            self.cipher.encrypt_blocks(h);
+        }
+    }
+
+    /// [`BlockCipher::half_ctr_xor`] from the counter block `x`.
+    fn fused_xor(&self, x: u128, half: CounterHalf, data: &mut [u8]) -> bool {
+        let mut counter = [0u8; MAX_BLOCK];
+        store(x, &mut counter[..self.n]);
+        self.cipher.half_ctr_xor(&counter[..self.n], half, data)
+    }
+
     /// Seals (or, for [`Direction::Open`], deciphers) `data` with the key stream from `y` and
     /// adds to `acc` the products of `prefix` (AAD of at most [`BATCH_BLOCKS`] blocks, zero-padded),
     /// then of the ciphertext (zero-padded) and then of the block `tail`, with `H` from `E_K(z)` on.
-    /// Each step enciphers its `Y` and `Z` counters in one `encrypt_blocks` call (a whole batch
-    /// for the wide SIMD kernels) and hashes its ciphertext while it is in L1.
+    /// Each step hashes its ciphertext while it is in L1. Without the fused counter modes a step
+    /// is [`BATCH_BLOCKS`] blocks and enciphers its `Y` and `Z` counters in one `encrypt_blocks`
+    /// call (a whole batch for the wide SIMD kernels); with them, a text of more than one batch
+    /// goes in steps of [`FUSED_STEP_BLOCKS`], each fused call's setup spread over more blocks.
     #[allow(clippy::too_many_arguments)]
     fn crypt_and_hash(
         &self,
         direction: Direction,
-        mut y: u128,
-        mut z: u128,
-        mut prefix: &[u8],
+        y: u128,
+        z: u128,
+        prefix: &[u8],
         data: &mut [u8],
         tail: Option<&[u8]>,
         acc: &mut Wide,
     ) {
+        let args = (direction, y, z, prefix, tail);
+        if self.long_steps(data.len()) {
+            let mut scratch = Scratch::<LONG_SCRATCH_BYTES>::new();
+            self.crypt_steps(&mut scratch, FUSED_STEP_BLOCKS, args, data, acc);
+        } else {
+            let mut scratch = Scratch::<SCRATCH_BYTES>::new();
+            self.crypt_steps(&mut scratch, BATCH_BLOCKS, args, data, acc);
+        }
+    }
+
+    /// [`Mgm::crypt_and_hash`] in steps of `step_blocks` blocks.
+    fn crypt_steps<const N: usize>(
+        &self,
+        scratch: &mut Scratch<N>,
+        step_blocks: usize,
+        (direction, mut y, mut z, mut prefix, tail): (Direction, u128, u128, &[u8], Option<&[u8]>),
+        data: &mut [u8],
+        acc: &mut Wide,
+    ) {
         let n = self.n;
-        let mut scratch = Scratch::new();
-        let steps = data.len().div_ceil(BATCH_BLOCKS * n).max(1);
+        let steps = data.len().div_ceil(step_blocks * n).max(1);
         let mut empty = [0u8; 0];
         let empty_chunk = data.is_empty().then_some(&mut empty[..]);
         for (i, chunk) in data
-            .chunks_mut(BATCH_BLOCKS * n)
+            .chunks_mut(step_blocks * n)
             .chain(empty_chunk)
             .enumerate()
         {
             let p = prefix.len().div_ceil(n);
             let blocks = chunk.len().div_ceil(n);
             let extra = usize::from(i + 1 == steps && tail.is_some());
-            let buf = scratch.take((2 * blocks + p + extra) * n);
+            // At least a batch of `Z` counters, and then of `Y` counters, through the fused
+            // counter modes where the cipher has them; fewer (all, without them) in one call.
+            let fused_h = self.fused && p + blocks + extra >= BATCH_BLOCKS;
+            let fused_ks = fused_h && blocks >= BATCH_BLOCKS;
+            let ks_len = if fused_ks { 0 } else { blocks * n };
+            let buf = scratch.take(ks_len + (p + blocks + extra) * n);
             if buf.is_empty() {
                 return;
             }
-            let (ks, h) = buf.split_at_mut(blocks * n);
-            self.fill_r(y, ks);
-            self.fill_l(z, h);
-            self.cipher.encrypt_blocks(buf);
-            let (ks, h) = buf.split_at(blocks * n);
+            let (ks, h) = buf.split_at_mut(ks_len);
+            if !fused_h {
+                self.fill_r(y, ks);
+                self.fill_l(z, h);
+                self.cipher.encrypt_blocks(buf);
+            } else {
+                self.fused_h(z, h);
+                if !ks.is_empty() {
+                    self.fill_r(y, ks);
+                    self.cipher.encrypt_blocks(ks);
+                }
+            }
+            let (ks, h) = buf.split_at(ks_len);
             let (h_prefix, h) = h.split_at(p * n);
             let (h_data, h_tail) = h.split_at(blocks * n);
             self.absorb_padded(h_prefix, prefix, acc);
+            let crypt = |chunk: &mut [u8]| {
+                if fused_ks {
+                    self.apply_keystream(y, chunk);
+                } else {
+                    xor_in_place(chunk, ks);
+                }
+            };
             match direction {
                 Direction::Seal => {
-                    xor_in_place(chunk, ks);
+                    crypt(chunk);
                     self.absorb_padded(h_data, chunk, acc);
                 }
                 Direction::Open => {
                     self.absorb_padded(h_data, chunk, acc);
-                    xor_in_place(chunk, ks);
+                    crypt(chunk);
                 }
             }
             if let (Some(tail), 1) = (tail, extra) {
@@ -509,29 +615,37 @@ enum Direction {
 /// [`BATCH_BLOCKS`] blocks of AAD, [`BATCH_BLOCKS`] of text and the length block.
 const SCRATCH_BYTES: usize = (3 * BATCH_BLOCKS + 1) * MAX_BLOCK;
 
+/// Blocks per step of a long text where the cipher has the fused counter modes: a step keeps only
+/// its `H` values in memory, and each fused call's fixed cost is spread over more blocks.
+const FUSED_STEP_BLOCKS: usize = 4 * BATCH_BLOCKS;
+
+/// Bytes of such a step's counter blocks: `Z` for up to [`BATCH_BLOCKS`] blocks of AAD,
+/// [`FUSED_STEP_BLOCKS`] of text and the length block (the `Y` of a short last step fit too).
+const LONG_SCRATCH_BYTES: usize = (BATCH_BLOCKS + FUSED_STEP_BLOCKS + 1) * MAX_BLOCK;
+
 /// The counter blocks of a step, enciphered in place into key stream and `H` values; on drop the
 /// bytes that ever held them are zeroized (once, not per step).
-struct Scratch {
-    buf: [u8; SCRATCH_BYTES],
+struct Scratch<const N: usize> {
+    buf: [u8; N],
     used: usize,
 }
 
-impl Scratch {
-    fn new() -> Scratch {
+impl<const N: usize> Scratch<N> {
+    fn new() -> Scratch<N> {
         Scratch {
-            buf: [0u8; SCRATCH_BYTES],
+            buf: [0u8; N],
             used: 0,
         }
     }
 
-    /// The first `len` bytes (at most [`SCRATCH_BYTES`]).
+    /// The first `len` bytes (at most `N`).
     fn take(&mut self, len: usize) -> &mut [u8] {
         self.used = self.used.max(len);
         &mut self.buf[..len]
     }
 }
 
-impl Drop for Scratch {
+impl<const N: usize> Drop for Scratch<N> {
     fn drop(&mut self) {
         self.buf[..self.used].zeroize();
     }

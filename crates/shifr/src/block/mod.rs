@@ -46,6 +46,17 @@ pub trait BlockCipher: Send + Sync {
         false
     }
 
+    /// MGM's counter mode (RFC 9058) in one fused pass where the backend has one: XORs the key
+    /// stream `E(c) || E(inc(c)) || E(inc(inc(c))) || ...` into all of `data` (the last block may be
+    /// partial), `c` being `counter` (one block, not advanced) and `inc` the `incr_r` or `incr_l`
+    /// of `half`, and returns `true`. MGM's `H_i = E(Z_i)` are this key stream over zeros. The
+    /// default, and any backend without such a path, touches nothing and returns `false`, and MGM
+    /// writes its counter blocks for [`BlockCipher::encrypt_blocks`].
+    fn half_ctr_xor(&self, counter: &[u8], half: CounterHalf, data: &mut [u8]) -> bool {
+        let _ = (counter, half, data);
+        false
+    }
+
     /// One feedback chain (CBC or CFB encryption, OFB, a CBC-MAC) in one call where the backend has a
     /// fast path that keeps the round keys and the chaining value in registers from block to block:
     /// runs `chain` (whole blocks only) from the chaining value `register` (one block) and leaves
@@ -115,6 +126,17 @@ pub trait BlockCipher: Send + Sync {
             }
         }
     }
+}
+
+/// Which half of an `n`-bit counter block MGM (RFC 9058) counts in, mod `2^(n/2)`, the other half
+/// staying fixed: `incr_r` (the encryption counters `Y_i`) or `incr_l` (the authentication counters
+/// `Z_i`), the block read big-endian.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CounterHalf {
+    /// `incr_r`: the right (least significant) half counts.
+    Right,
+    /// `incr_l`: the left (most significant) half counts.
+    Left,
 }
 
 /// One single-stream run of [`BlockCipher::feedback_chain`]: the blocks and what is done to each
@@ -270,6 +292,9 @@ impl<T: BlockCipher + ?Sized> BlockCipher for &T {
     fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
         (**self).ctr_xor(counter, data)
     }
+    fn half_ctr_xor(&self, counter: &[u8], half: CounterHalf, data: &mut [u8]) -> bool {
+        (**self).half_ctr_xor(counter, half, data)
+    }
     fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
         (**self).feedback_chain(register, chain)
     }
@@ -290,6 +315,9 @@ impl<T: BlockCipher + ?Sized> BlockCipher for Box<T> {
     }
     fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
         (**self).ctr_xor(counter, data)
+    }
+    fn half_ctr_xor(&self, counter: &[u8], half: CounterHalf, data: &mut [u8]) -> bool {
+        (**self).half_ctr_xor(counter, half, data)
     }
     fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
         (**self).feedback_chain(register, chain)

@@ -48,6 +48,8 @@ mod x86_avx512_gfni;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_gfni_chain;
 #[cfg(target_arch = "x86_64")]
+mod x86_avx512_gfni_mgm;
+#[cfg(target_arch = "x86_64")]
 mod x86_avx512_gfni_streams;
 
 pub use algorithm::KuznyechikAlgorithm;
@@ -58,7 +60,7 @@ use std::sync::OnceLock;
 use tables::{gf_mul, L_COEFFS, PI_INV};
 use zeroize::Zeroize;
 
-use crate::block::{BlockCipher, Chain, Feedback, KeyInit};
+use crate::block::{BlockCipher, Chain, CounterHalf, Feedback, KeyInit};
 use crate::cpu::{self, Backend};
 use crate::{Error, Result};
 
@@ -361,6 +363,21 @@ impl BlockCipher for Kuznyechik {
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (counter, data);
+        false
+    }
+    /// On gfni, the byte-sliced kernel with the counters made in registers
+    /// (`x86_avx512_gfni_mgm`).
+    fn half_ctr_xor(&self, counter: &[u8], half: CounterHalf, data: &mut [u8]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let (Kernel::Gfni(k), Ok(counter)) = (&self.kernel, <&[u8; 16]>::try_from(counter)) {
+            match half {
+                CounterHalf::Left => x86_avx512_gfni_mgm::half_ctr_xor::<true>(k, counter, data),
+                CounterHalf::Right => x86_avx512_gfni_mgm::half_ctr_xor::<false>(k, counter, data),
+            }
+            return true;
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (counter, half, data);
         false
     }
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8]) {

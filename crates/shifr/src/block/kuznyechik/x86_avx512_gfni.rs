@@ -57,11 +57,11 @@ use super::aes_field::{gfni_constants, spread_key, to_aes_basis, GfniConstants};
 use super::x86_avx512_gfni_chain::{self, Chain};
 
 /// Bytes per register: four blocks.
-const VECTOR: usize = 64;
+pub(super) const VECTOR: usize = 64;
 /// Registers processed per pass of the lane-per-block loop, so that independent chains overlap.
 const INTERLEAVE: usize = 4;
 /// Bytes per pass of the byte-sliced kernel: 16 registers of four blocks.
-const SLICED: usize = 16 * VECTOR;
+pub(super) const SLICED: usize = 16 * VECTOR;
 
 /// Whether this CPU runs the backend.
 pub(super) fn supported() -> bool {
@@ -78,7 +78,7 @@ pub(super) struct GfniKeys {
     spread: [[u8; 64]; 10],
     /// K_2..K_10 in the form the byte-sliced encryption adds them during L ([`sliced_key`]), each
     /// byte repeated in a dword for an embedded broadcast.
-    sliced: [[u32; 16]; 9],
+    pub(super) sliced: [[u32; 16]; 9],
 }
 
 impl GfniKeys {
@@ -226,7 +226,7 @@ fn load_block(block: &[u8; 16]) -> __m128i {
 
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn broadcast_block(block: &[u8; 16]) -> __m512i {
+pub(super) fn broadcast_block(block: &[u8; 16]) -> __m512i {
     _mm512_broadcast_i32x4(load_block(block))
 }
 
@@ -282,7 +282,7 @@ fn rot<const K: i32>(x: __m512i) -> __m512i {
 /// steps of the Horner sum carry back to `rot_12(rot_4(k)) = k`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn fold_key(k: __m512i) -> __m512i {
+pub(super) fn fold_key(k: __m512i) -> __m512i {
     rot::<4>(k)
 }
 
@@ -516,7 +516,7 @@ fn transpose_stage<const P: usize>(a: &[__m512i; 16]) -> [__m512i; 16] {
 /// The 16x16 byte transpose inside every 128-bit lane (its own inverse).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn transpose(a: &[__m512i; 16]) -> [__m512i; 16] {
+pub(super) fn transpose(a: &[__m512i; 16]) -> [__m512i; 16] {
     let a = transpose_stage::<0>(a);
     let a = transpose_stage::<1>(&a);
     let a = transpose_stage::<2>(&a);
@@ -665,7 +665,7 @@ fn sliced_pass<const ENCRYPT: bool>(chunk: &mut [u8], cipher: &GfniKeys, r: &Reg
 /// `LSX` rounds on byte-sliced state, one per entry of `keys` (round keys in [`sliced_key`]'s form).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn sliced_lsx_rounds(s: &mut [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) {
+pub(super) fn sliced_lsx_rounds(s: &mut [__m512i; 16], r: &Registers, keys: &[[u32; 16]]) {
     // Sixteen state registers, four S-box and seven coefficient registers leave a handful for the
     // temporaries, so the compiler keeps part of the state in memory between uses; loads are cheap
     // next to the products. A local copy of the state would only move those spills to the stack.

@@ -48,6 +48,8 @@ mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512;
 #[cfg(target_arch = "x86_64")]
+mod x86_avx512_mgm;
+#[cfg(target_arch = "x86_64")]
 mod x86_avx512_streams;
 
 pub use algorithm::{Gost28147Algorithm, MagmaAlgorithm};
@@ -56,7 +58,7 @@ pub use sbox::SBox;
 use kernel::Kernel;
 use soft::{Core, Layout};
 
-use crate::block::{BlockCipher, Chain, Feedback, KeyInit};
+use crate::block::{BlockCipher, Chain, CounterHalf, Feedback, KeyInit};
 use crate::cpu::Backend;
 use crate::{Error, Result};
 
@@ -208,6 +210,11 @@ impl BlockCipher for Magma {
     }
     fn ctr_xor(&self, counter: &mut [u8], data: &mut [u8]) -> bool {
         self.core.ctr_xor(counter, data)
+    }
+    /// With AVX-512, the counters made in registers (`x86_avx512_mgm`).
+    fn half_ctr_xor(&self, counter: &[u8], half: CounterHalf, data: &mut [u8]) -> bool {
+        self.core
+            .half_ctr_xor(counter, half == CounterHalf::Left, data)
     }
     fn feedback_lanes(ciphers: &[&Self], registers: &mut [u8], run: Feedback<'_, '_>) -> bool {
         Core::feedback(ciphers, |c| &c.core, registers, run)

@@ -287,6 +287,31 @@ impl Core {
         }
     }
 
+    /// MGM's counter modes in one pass where the kernel has them
+    /// ([`crate::block::BlockCipher::half_ctr_xor`]: AVX-512 with the Magma byte order); `left`
+    /// picks `incr_l`. False, touching nothing, otherwise (and for a counter that is not one block).
+    pub(crate) fn half_ctr_xor(&self, counter: &[u8], left: bool, data: &mut [u8]) -> bool {
+        match (self.kernel, <&[u8; 8]>::try_from(counter)) {
+            #[cfg(target_arch = "x86_64")]
+            (Kernel::Simd(super::kernel::Simd::Avx512(b)), Ok(counter))
+                if self.layout == Layout::BigEndian =>
+            {
+                let counter = u64::from_be_bytes(*counter);
+                let (words, tables) = (&self.words, self.nibbles);
+                if left {
+                    super::x86_avx512_mgm::half_ctr_xor::<true>(b, words, tables, counter, data);
+                } else {
+                    super::x86_avx512_mgm::half_ctr_xor::<false>(b, words, tables, counter, data);
+                }
+                true
+            }
+            _ => {
+                let _ = (left, data);
+                false
+            }
+        }
+    }
+
     /// Multi-stream: block `i` of `blocks` under `core(ciphers[i])`. When every cipher has the same
     /// SIMD backend, S-box set and layout, the blocks run side by side in SIMD lanes; otherwise one
     /// block at a time.
