@@ -398,6 +398,22 @@ fn gost28147_feedback_lanes_match_portable_in_batches() {
     check_feedback_shapes(Gost28147::with_backend, FEEDBACK_STREAMS, FEEDBACK_BLOCKS);
 }
 
+/// Stream counts around the one- and two-group kernels that encipher several blocks of a stream
+/// per pass in CFB decryption (and the groups past them), and lengths of one to nine blocks and
+/// around 512 bytes: a last block alone in a pass, and every fill of the last batch of four.
+const PASS_STREAMS: &[usize] = &[1, 7, 8, 9, 15, 16, 17, 31, 32, 33];
+const PASS_BLOCKS: &[usize] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 63, 64, 65];
+
+#[test]
+fn magma_feedback_lanes_match_portable_in_passes() {
+    check_feedback_shapes(Magma::with_backend, PASS_STREAMS, PASS_BLOCKS);
+}
+
+#[test]
+fn gost28147_feedback_lanes_match_portable_in_passes() {
+    check_feedback_shapes(Gost28147::with_backend, PASS_STREAMS, PASS_BLOCKS);
+}
+
 /// Streams of different lengths (or lengths that are not whole blocks) are not the kernel's
 /// shape: declined, nothing touched.
 #[test]

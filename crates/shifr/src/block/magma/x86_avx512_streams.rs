@@ -2,12 +2,12 @@
 //! (both directions), OFB and the CBC-MAC chain of OMAC over up to 32 streams, each with its own
 //! key, in one call ([`crate::block::BlockCipher::feedback_lanes`]).
 //!
-//! A stream's blocks depend on each other, so the parallelism is across streams: lane `i` of a
-//! group register carries stream `i`, as in the one-block-per-lane kernel of `x86_avx512`. What
-//! this kernel adds is that everything that does not change from block to block stays in
-//! registers for the whole call: the transposed round keys of every lane, the S-box tables, and
-//! the chaining values, kept in the split `(a_0, a_1)` form the rounds work on (so the feedback
-//! costs no shuffle at all, only a `vpxord`).
+//! In the chained modes a stream's blocks depend on each other, so the parallelism is across
+//! streams: lane `i` of a group register carries stream `i`, as in the one-block-per-lane kernel
+//! of `x86_avx512`. What this kernel adds is that everything that does not change from block to
+//! block stays in registers for the whole call: the transposed round keys of every lane, the
+//! S-box tables, and the chaining values, kept in the split `(a_0, a_1)` form the rounds work on
+//! (so the feedback costs no shuffle at all, only a `vpxord`).
 //!
 //! The streams run as one to four interleaved groups of eight lanes, one group per eight streams
 //! (a single-stream chain is one group with one live lane), on the 256-bit rounds of
@@ -20,6 +20,17 @@
 //! shuffles, which also apply the layout's byte order, and the results go back the same way.
 //! Gathers and scatters, one per block and eight lanes, are microcoded on Zen 4 and would hold up
 //! the issue of the rounds around them.
+//!
+//! CFB decryption has no chain between the blocks of a stream: block `j` comes out as
+//! `C_j ^ E(C_(j-1))`, and every cipher input is ciphertext, known when its batch is loaded. So
+//! with one or two groups of streams (up to sixteen), whose rounds alone would wait on the
+//! round's dependency chain, the kernel enciphers four blocks of each stream (one group) or two
+//! (two groups) in one pass of four interleaved groups, each with the round keys of its streams,
+//! and runs at the rate of 32 lanes (`Kernel::run_cfb_decrypt`). A block that a batch leaves
+//! alone in a pass (one block left) runs on the streams' own groups, whose rounds finish sooner
+//! than four. Three or four groups already fill the interleave and run one block at a time like
+//! the other modes. The chaining register leaves as the stream's last ciphertext block, as in
+//! every other path.
 //!
 //! Constant-time like the rest of the AVX-512 backend: register lookups only; the addresses
 //! touched depend only on where the (public) streams are and on their (public) lengths.
@@ -112,16 +123,18 @@ unsafe fn feedback(
             blocks,
         };
         // SAFETY: the streams of `part` are streams of `run`, each with `8 * blocks` bytes.
+        // CFB decryption of up to sixteen streams runs several blocks per stream at a time, on
+        // four groups, the most whose rounds interleave.
         unsafe {
             match (keys.len().div_ceil(HALF), mode) {
                 (0 | 1, CBC) => k.run::<1, CBC>(keys, registers, &mut part),
                 (0 | 1, CFB_ENCRYPT) => k.run::<1, CFB_ENCRYPT>(keys, registers, &mut part),
-                (0 | 1, CFB_DECRYPT) => k.run::<1, CFB_DECRYPT>(keys, registers, &mut part),
+                (0 | 1, CFB_DECRYPT) => k.run_cfb_decrypt::<1, 4>(keys, registers, &mut part),
                 (0 | 1, OFB) => k.run::<1, OFB>(keys, registers, &mut part),
                 (0 | 1, _) => k.run::<1, MAC>(keys, registers, &mut part),
                 (2, CBC) => k.run::<2, CBC>(keys, registers, &mut part),
                 (2, CFB_ENCRYPT) => k.run::<2, CFB_ENCRYPT>(keys, registers, &mut part),
-                (2, CFB_DECRYPT) => k.run::<2, CFB_DECRYPT>(keys, registers, &mut part),
+                (2, CFB_DECRYPT) => k.run_cfb_decrypt::<2, 4>(keys, registers, &mut part),
                 (2, OFB) => k.run::<2, OFB>(keys, registers, &mut part),
                 (2, _) => k.run::<2, MAC>(keys, registers, &mut part),
                 (3, CBC) => k.run::<3, CBC>(keys, registers, &mut part),
@@ -487,10 +500,137 @@ impl Kernel<'_> {
             }
             j += m;
         }
+        self.store_lanes(keys.len(), registers, &chain);
+    }
+
+    /// CFB decryption of up to `8 * H` streams (`H` eight-lane groups) on `G` interleaved groups:
+    /// `G / H` consecutive blocks of every stream in each pass of the rounds. The cipher input of
+    /// block `j` is ciphertext block `j - 1` (the chaining value for block 0), all known when the
+    /// batch is loaded, so the blocks of a pass do not wait for each other. Group `g` of a pass
+    /// is block `g / H` of the pass in the streams of eight-lane group `g % H`, with that group's
+    /// round keys. `G / H` divides [`BATCH`]; a pass that runs past the batch's last block
+    /// enciphers don't-care lanes whose results are not stored, and a batch's last block left
+    /// alone runs on the `H` groups only, whose rounds finish sooner.
+    ///
+    /// # Safety
+    /// As for [`Kernel::run`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+    unsafe fn run_cfb_decrypt<const H: usize, const G: usize>(
+        &self,
+        keys: &[&[u32; 8]],
+        registers: &mut [u8],
+        streams: &mut Feedback,
+    ) {
+        let wide = G / H;
+        debug_assert!(G.is_multiple_of(H) && BATCH.is_multiple_of(wide) && G <= GROUPS);
+        let zero = _mm256_setzero_si256();
+        let (round_keys, mut chain) = self.load_lanes::<H>(keys, registers);
+        let mut pass_keys = [[zero; 8]; G];
+        for (g, k) in pass_keys.iter_mut().enumerate() {
+            *k = round_keys[g % H];
+        }
+        let mut rows = [Rows::NONE; H];
+        for (h, rows) in rows.iter_mut().enumerate() {
+            *rows = Rows::new(streams, h, true);
+        }
+        let mut j = 0;
+        while j < self.blocks {
+            let m = (self.blocks - j).min(BATCH);
+            let mut input = [[[zero; 2]; BATCH]; H];
+            for (input, rows) in input.iter_mut().zip(&rows) {
+                // SAFETY: `j + m <= self.blocks`.
+                *input = unsafe { self.load_batch(rows, j, m) };
+            }
+            let mut output = [[[zero; 2]; BATCH]; H];
+            // A fixed number of passes, so that the block indices below are constants; a pass
+            // takes two blocks of each stream or more.
+            for pass in 0..BATCH / wide {
+                let b = pass * wide;
+                if b + 1 >= m {
+                    break;
+                }
+                let mut state = [[zero; 2]; G];
+                for (g, state) in state.iter_mut().enumerate() {
+                    let (h, w) = (g % H, b + g / H);
+                    *state = if w == 0 { chain[h] } else { input[h][w - 1] };
+                }
+                rounds_256::<G, false>(&mut state, &pass_keys, self.half);
+                for (g, state) in state.into_iter().enumerate() {
+                    let (h, w) = (g % H, b + g / H);
+                    (output[h][w], _) = after_rounds::<CFB_DECRYPT>(state, input[h][w]);
+                }
+            }
+            let last = m - 1;
+            if last.is_multiple_of(wide) {
+                let mut state = [[zero; 2]; H];
+                for (h, state) in state.iter_mut().enumerate() {
+                    *state = if last == 0 {
+                        chain[h]
+                    } else {
+                        input[h][last - 1]
+                    };
+                }
+                rounds_256::<H, false>(&mut state, &round_keys, self.half);
+                for (h, state) in state.into_iter().enumerate() {
+                    (output[h][last], _) = after_rounds::<CFB_DECRYPT>(state, input[h][last]);
+                }
+            }
+            for (chain, input) in chain.iter_mut().zip(&input) {
+                *chain = input[m - 1];
+            }
+            for (output, rows) in output.iter().zip(&rows) {
+                // SAFETY: `j + m <= self.blocks`; the streams of CFB decryption are writable.
+                unsafe { self.store_batch(rows, j, m, output) };
+            }
+            j += m;
+        }
+        self.store_lanes(keys.len(), registers, &chain);
+    }
+
+    /// The round keys and chaining values of up to `8 * H` lanes as `H` eight-lane groups.
+    /// ([`Kernel::run`] has the same steps inline: called from it as well, this is not inlined
+    /// into its three- and four-group instances.)
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+    fn load_lanes<const H: usize>(
+        &self,
+        keys: &[&[u32; 8]],
+        registers: &[u8],
+    ) -> ([[__m256i; 8]; H], [[__m256i; 2]; H]) {
+        let zero = _mm256_setzero_si256();
+        let mut round_keys = [[zero; 8]; H];
+        let mut chain = [[zero; 2]; H];
+        // Sixteen lanes at a time: the key words and chaining values of eight-lane groups 2g and
+        // 2g + 1.
         for g in 0..H.div_ceil(2) {
             let (from, to) = (LANES * g, keys.len().min(LANES * (g + 1)));
+            let words = lane_keys(keys.get(from..to).unwrap_or(&[]));
+            for w in 0..8 {
+                round_keys[2 * g][w] = _mm512_castsi512_si256(words[w]);
+                if let Some(high) = round_keys.get_mut(2 * g + 1) {
+                    high[w] = _mm512_extracti64x4_epi64::<1>(words[w]);
+                }
+            }
+            let regs = registers.get(8 * from..8 * to).unwrap_or(&[]);
+            put(&mut chain, g, halves(self.load_registers(regs)));
+        }
+        (round_keys, chain)
+    }
+
+    /// Writes the chaining values of the first `lanes` lanes of `chain` back to `registers`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+    fn store_lanes<const H: usize>(
+        &self,
+        lanes: usize,
+        registers: &mut [u8],
+        chain: &[[__m256i; 2]; H],
+    ) {
+        for g in 0..H.div_ceil(2) {
+            let (from, to) = (LANES * g, lanes.min(LANES * (g + 1)));
             if let Some(regs) = registers.get_mut(8 * from..8 * to) {
-                self.store_registers(regs, get(&chain, g));
+                self.store_registers(regs, get(chain, g));
             }
         }
     }
