@@ -808,7 +808,16 @@ fn ctr_pass(chunk: &mut [u8], first: u128, cipher: &GfniKeys, r: &Registers, cr:
         )
     });
     sliced_lsx_rounds(&mut s, r, &cipher.sliced[1..]);
-    let a = transpose(&s);
+    xor_sliced_key_stream(&s, r, chunk);
+}
+
+/// XORs the key stream of 64 blocks, byte-sliced in `s` as the rounds leave it, into `chunk`
+/// (whole 64-byte registers of it): back to one block per lane, out of the AES field's basis,
+/// one XOR per register.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+pub(super) fn xor_sliced_key_stream(s: &[__m512i; 16], r: &Registers, chunk: &mut [u8]) {
+    let a = transpose(s);
     for (v, bytes) in a.iter().zip(chunk.chunks_exact_mut(VECTOR)) {
         let ks = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
         // SAFETY: `bytes` is 64 readable and writable bytes; no alignment requirement.

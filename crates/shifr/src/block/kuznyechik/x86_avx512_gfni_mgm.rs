@@ -26,7 +26,7 @@ use zeroize::Zeroize;
 use super::aes_field::{gfni_constants, GfniConstants};
 use super::x86_avx512_gfni::{
     broadcast_block, cipher_keys, fold_key, linear_xor, load_registers, sliced_lsx_rounds,
-    substitute, transpose, xor3, GfniKeys, Registers, SLICED, VECTOR,
+    substitute, xor3, xor_sliced_key_stream, GfniKeys, Registers, SLICED, VECTOR,
 };
 
 /// XORs `E(c) || E(inc(c)) || ...` into `data` (the last block may be partial), `c` the counter
@@ -224,15 +224,7 @@ fn pass<const LEFT: bool, const E: usize>(
             lane_round(&mut x, k + 2);
         }
     }
-    let a = transpose(&s);
-    for (v, bytes) in a.iter().zip(chunk.chunks_exact_mut(VECTOR)) {
-        let ks = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
-        // SAFETY: `bytes` is 64 readable and writable bytes; no alignment requirement.
-        unsafe {
-            let text = _mm512_loadu_si512(bytes.as_ptr().cast());
-            _mm512_storeu_si512(bytes.as_mut_ptr().cast(), _mm512_xor_si512(text, ks));
-        }
-    }
+    xor_sliced_key_stream(&s, r, chunk);
     for (v, out) in x.iter().zip(counters.chunks_exact_mut(VECTOR)) {
         let ks = _mm512_gf2p8affine_epi64_epi8::<0>(*v, r.from_aes);
         // SAFETY: `out` is 64 writable bytes; no alignment requirement.
