@@ -258,17 +258,27 @@ impl HalfConsts {
     }
 }
 
+/// `t(x)` of eight lanes as its two halves, the S-box outputs of the low and of the high nibble of
+/// every byte (disjoint bits, not yet rotated): each a `vpermi2b` into the 64-byte table of its
+/// nibble, indexed by the nibble plus 16 times its byte position.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
+fn lookups_256(x: __m256i, c: &HalfConsts) -> [__m256i; 2] {
+    let low_index = _mm256_ternarylogic_epi32::<0xEA>(x, c.nibble, c.position);
+    let high_index =
+        _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), c.nibble, c.position);
+    let low = _mm256_permutex2var_epi8(c.low[0], low_index, c.low[1]);
+    let high = _mm256_permutex2var_epi8(c.high[0], high_index, c.high[1]);
+    [low, high]
+}
+
 /// The substitution of an eight-lane round, XORed into a word held rotated: `b_rotated ^ t(x)`,
 /// where `b_rotated` is the word the round XORs into, rotated right by 11, so that the round's
 /// result `b ^ (t(x) <<< 11)` is this rotated left by 11 (see [`rounds_256`]).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
 fn substitute_256(x: __m256i, b_rotated: __m256i, c: &HalfConsts) -> __m256i {
-    let low_index = _mm256_ternarylogic_epi32::<0xEA>(x, c.nibble, c.position);
-    let high_index =
-        _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), c.nibble, c.position);
-    let low = _mm256_permutex2var_epi8(c.low[0], low_index, c.low[1]);
-    let high = _mm256_permutex2var_epi8(c.high[0], high_index, c.high[1]);
+    let [low, high] = lookups_256(x, c);
     // The two halves occupy disjoint bits: XORing both into `b` is XORing their OR.
     _mm256_ternarylogic_epi32::<0x96>(b_rotated, low, high)
 }
@@ -279,11 +289,7 @@ fn substitute_256(x: __m256i, b_rotated: __m256i, c: &HalfConsts) -> __m256i {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vl")]
 fn half_round_256(x: __m256i, b: __m256i, c: &HalfConsts) -> __m256i {
-    let low_index = _mm256_ternarylogic_epi32::<0xEA>(x, c.nibble, c.position);
-    let high_index =
-        _mm256_ternarylogic_epi32::<0xEA>(_mm256_srli_epi32::<4>(x), c.nibble, c.position);
-    let low = _mm256_permutex2var_epi8(c.low[0], low_index, c.low[1]);
-    let high = _mm256_permutex2var_epi8(c.high[0], high_index, c.high[1]);
+    let [low, high] = lookups_256(x, c);
     let b = _mm256_ternarylogic_epi32::<0x96>(
         b,
         _mm256_slli_epi32::<11>(low),
