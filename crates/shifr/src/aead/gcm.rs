@@ -6,9 +6,11 @@
 //!   rejected ([`Error::InvalidTagLength`]): they need per-key limits on message lengths and
 //!   invocation counts that a general-purpose API cannot enforce.
 //! - Keystream blocks are generated in batches through [`BlockCipher::encrypt_blocks`].
-//! - `open` recomputes the tag and compares it in constant time before any decryption; on failure
-//!   the buffer is untouched. A tag of another length than the instance's is
-//!   [`Error::InvalidTagLength`], a wrong tag [`Error::AuthenticationFailed`].
+//! - `open` decrypts in the same pass that hashes the ciphertext (as `seal` encrypts in the pass
+//!   that hashes it), then compares the tag in constant time; on a mismatch it applies the same
+//!   key stream again, so the buffer holds the ciphertext it was given when the error returns.
+//!   A tag of another length than the instance's is [`Error::InvalidTagLength`] (checked before
+//!   anything is touched), a wrong tag [`Error::AuthenticationFailed`].
 //! - Limits (SP 800-38D Section 5.2.1.1): plaintext at most 2^36 - 32 bytes, AAD and IV under 2^61
 //!   bytes ([`Error::LengthLimit`] / [`Error::InvalidNonceLength`]).
 //!
@@ -26,8 +28,8 @@
 //! both calls as it is, J0 being assembled in a register. A text of whole 32-block groups (1 KiB,
 //! 2 KiB) with an AAD of up to 32 blocks is sealed in one call instead
 //! (`gcm_x86::StitchKey::seal_message`): AAD, stitched loop, length block (one 128-bit multiply)
-//! and `E_K(J0)`, the GHASH state never leaving a register. `open` (which hashes before it
-//! decrypts) takes the same call without the key stream, then the one-pass VAES-512 key stream.
+//! and `E_K(J0)`, the GHASH state never leaving a register. `open` takes the same calls, hashing
+//! the ciphertext it reads instead of the one it writes.
 //! Other backends encrypt and then hash each `INTERLEAVE_BYTES` piece while it is still in L1.
 //! The portable backend is constant-time throughout (bitsliced AES, masked-multiply GHASH), and so
 //! are the others (AES and carry-less multiply instructions have data-independent timing).
@@ -218,25 +220,36 @@ impl AesGcm {
         keystream[..data.len().div_ceil(16).min(BATCH_BLOCKS) * 16].zeroize();
     }
 
-    /// Encrypts `data` in place and returns the full tag, hashing each piece right after it is
-    /// encrypted.
-    fn encrypt_and_tag(&self, j0: &[u8; 16], aad: &[u8], data: &mut [u8]) -> [u8; 16] {
+    /// Encrypts (or, with `DECRYPT`, decrypts) `data` in place and returns the full tag of the
+    /// ciphertext, hashing each piece while it is in L1.
+    fn crypt_and_tag<const DECRYPT: bool>(
+        &self,
+        j0: &[u8; 16],
+        aad: &[u8],
+        data: &mut [u8],
+    ) -> [u8; 16] {
         let mut g = self.ghash.clone();
         g.update_padded(aad);
-        self.encrypt_and_hash(j0, &mut g, data);
+        self.crypt_and_hash::<DECRYPT>(j0, &mut g, data);
         g.update_padded(&[]);
         self.finish_tag(g, j0, aad.len(), data.len())
     }
 
-    /// Encrypts `data` with the inc32 counters after `j0` and absorbs the ciphertext into `g`
-    /// (which has no partial block pending): the stitched loop where there is one, then
-    /// [`INTERLEAVE_BYTES`] pieces encrypted and hashed while in L1.
-    fn encrypt_and_hash(&self, j0: &[u8; 16], g: &mut GHash, data: &mut [u8]) {
-        let done = self.seal_stitched(PreCounter::Block(j0), g, data);
+    /// Encrypts (or, with `DECRYPT`, decrypts) `data` with the inc32 counters after `j0` and
+    /// absorbs the ciphertext into `g` (which has no partial block pending): the stitched loop
+    /// where there is one, then [`INTERLEAVE_BYTES`] pieces encrypted and hashed (hashed and
+    /// decrypted) while in L1.
+    fn crypt_and_hash<const DECRYPT: bool>(&self, j0: &[u8; 16], g: &mut GHash, data: &mut [u8]) {
+        let done = self.crypt_stitched::<DECRYPT>(PreCounter::Block(j0), g, data);
         let mut counter_block = inc32_by(j0, done / 16);
         for piece in data[done..].chunks_mut(INTERLEAVE_BYTES) {
+            if DECRYPT {
+                g.update(piece);
+            }
             self.apply_keystream(&counter_block, piece);
-            g.update(piece);
+            if !DECRYPT {
+                g.update(piece);
+            }
             counter_block = inc32_by(&counter_block, INTERLEAVE_BYTES / 16);
         }
     }
@@ -257,7 +270,7 @@ impl AesGcm {
         part: &mut [u8],
     ) -> [u8; 16] {
         let mut g = self.ghash.clone();
-        self.encrypt_and_hash(&inc32_by(j0, block_offset), &mut g, part);
+        self.crypt_and_hash::<false>(&inc32_by(j0, block_offset), &mut g, part);
         g.finalize()
     }
 
@@ -319,29 +332,41 @@ impl AesGcm {
         Ok(())
     }
 
-    /// Encrypts and hashes the leading whole 32-block groups of `data` in the stitched VAES-512 +
-    /// VPCLMULQDQ loop when this key has one; returns the bytes done (0 otherwise).
+    /// Encrypts (or, with `DECRYPT`, decrypts) and hashes the leading whole 32-block groups of
+    /// `data` in the stitched VAES-512 + VPCLMULQDQ loop when this key has one; returns the bytes
+    /// done (0 otherwise).
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-    fn seal_stitched(&self, j0: PreCounter<'_>, g: &mut GHash, data: &mut [u8]) -> usize {
+    fn crypt_stitched<const DECRYPT: bool>(
+        &self,
+        j0: PreCounter<'_>,
+        g: &mut GHash,
+        data: &mut [u8],
+    ) -> usize {
         #[cfg(target_arch = "x86_64")]
         if let (Some(key), Some((keys, rounds)), Some(y)) = (
             &self.stitch,
             self.aes.vaes512_round_keys(),
             g.block_state_mut(),
         ) {
-            return key.seal(keys, rounds, j0, y, data);
+            return key.crypt::<DECRYPT>(keys, rounds, j0, y, data);
         }
         0
     }
 
-    /// Seals the message on 512-bit VAES with a fused end (`gcm_x86::StitchKey::finish`): a
-    /// message of at most 32 GHASH blocks goes through it whole; a longer one has its AAD hashed,
-    /// its whole 32-block groups sealed by the stitched loop, and its rest (unless that is 32
-    /// blocks, which with the length block would not fit) encrypted and hashed together with the
-    /// length block and `E_K(J0)`. Returns the full tag, or `None`, touching nothing, when the key
-    /// has no such path or the rest does not fit.
+    /// Seals (or, with `DECRYPT`, decrypts) the message on 512-bit VAES with a fused end
+    /// (`gcm_x86::StitchKey::finish`): a message of at most 32 GHASH blocks goes through it whole;
+    /// a longer one has its AAD hashed, its whole 32-block groups done by the stitched loop, and
+    /// its rest (unless that is 32 blocks, which with the length block would not fit) encrypted and
+    /// hashed together with the length block and `E_K(J0)`. Returns the full tag of the
+    /// ciphertext, or `None`, touching nothing, when the key has no such path or the rest does not
+    /// fit.
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-    fn seal_fused(&self, j0: PreCounter<'_>, aad: &[u8], data: &mut [u8]) -> Option<[u8; 16]> {
+    fn crypt_fused<const DECRYPT: bool>(
+        &self,
+        j0: PreCounter<'_>,
+        aad: &[u8],
+        data: &mut [u8],
+    ) -> Option<[u8; 16]> {
         #[cfg(target_arch = "x86_64")]
         if let (Some(key), Some((keys, rounds))) = (&self.stitch, self.aes.vaes512_round_keys()) {
             use super::gcm_x86::{StitchKey, Tail, GROUP_BLOCKS};
@@ -355,10 +380,10 @@ impl AesGcm {
                     aad_len,
                     text_len,
                 };
-                return key.finish::<true>(keys, rounds, j0, tail);
+                return key.finish::<DECRYPT>(keys, rounds, j0, tail);
             }
             // Whole 32-block groups and a short AAD: one call, the state in a register.
-            if let Some(tag) = key.seal_message(keys, rounds, j0, aad, data) {
+            if let Some(tag) = key.crypt_message::<DECRYPT>(keys, rounds, j0, aad, data) {
                 return Some(tag);
             }
             if !StitchKey::fits_finish(0, text_len % (16 * GROUP_BLOCKS)) {
@@ -371,7 +396,7 @@ impl AesGcm {
                 g.update_padded(aad);
                 state = g.finalize();
             }
-            let done = key.seal(keys, rounds, j0, &mut state, data);
+            let done = key.crypt::<DECRYPT>(keys, rounds, j0, &mut state, data);
             let (head, rest) = data.split_at_mut(done);
             let tail = Tail {
                 state,
@@ -381,48 +406,16 @@ impl AesGcm {
                 aad_len,
                 text_len,
             };
-            if let Some(tag) = key.finish::<true>(keys, rounds, j0, tail) {
+            if let Some(tag) = key.finish::<DECRYPT>(keys, rounds, j0, tail) {
                 return Some(tag);
             }
             // Not reached while the stitched loop takes every whole group; should it stop short,
-            // the rest is sealed the general way from the state it left.
+            // the rest is done the general way from the state it left.
             let j0 = j0.block();
             let mut g = self.ghash.resume(&state);
-            self.encrypt_and_hash(&inc32_by(&j0, done / 16), &mut g, rest);
+            self.crypt_and_hash::<DECRYPT>(&inc32_by(&j0, done / 16), &mut g, rest);
             g.update_padded(&[]);
             return Some(self.finish_tag(g, &j0, aad_len, text_len));
-        }
-        None
-    }
-
-    /// The full tag of a ciphertext on the fused path of [`AesGcm::seal_fused`], which here only
-    /// reads it (a longer message has its AAD and whole 32-block groups hashed first); `None` as
-    /// there.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-    fn tag_fused(&self, j0: PreCounter<'_>, aad: &[u8], ciphertext: &mut [u8]) -> Option<[u8; 16]> {
-        #[cfg(target_arch = "x86_64")]
-        if let (Some(key), Some((keys, rounds))) = (&self.stitch, self.aes.vaes512_round_keys()) {
-            use super::gcm_x86::{StitchKey, Tail, GROUP_BLOCKS};
-            let (aad_len, text_len) = (aad.len(), ciphertext.len());
-            let mut tail = Tail {
-                state: [0; 16],
-                skipped_blocks: 0,
-                aad,
-                text: ciphertext,
-                aad_len,
-                text_len,
-            };
-            if !StitchKey::fits_finish(aad_len, text_len) {
-                let whole = text_len / (16 * GROUP_BLOCKS) * (16 * GROUP_BLOCKS);
-                let mut g = self.ghash.clone();
-                g.update_padded(aad);
-                g.update(&tail.text[..whole]);
-                tail.state = g.finalize();
-                tail.skipped_blocks = whole / 16;
-                tail.aad = &[];
-                tail.text = &mut tail.text[whole..];
-            }
-            return key.finish::<false>(keys, rounds, j0, tail);
         }
         None
     }
@@ -533,14 +526,14 @@ impl Aead for AesGcm {
     fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
         let len = data.len();
         let tag = self.with_pre_counter(nonce, aad, len, |j0| {
-            if let Some(tag) = self.seal_fused(j0, aad, data) {
+            if let Some(tag) = self.crypt_fused::<false>(j0, aad, data) {
                 return tag;
             }
             let j0 = j0.block();
             if len <= SHORT_TEXT {
                 self.seal_short(&j0, aad, data)
             } else {
-                self.encrypt_and_tag(&j0, aad, data)
+                self.crypt_and_tag::<false>(&j0, aad, data)
             }
         })?;
         Tag::from_slice(&tag[..self.tag_len]).ok_or(Error::InvalidTagLength {
@@ -552,14 +545,19 @@ impl Aead for AesGcm {
     fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
         self.check_open_tag_len(tag)?;
         self.with_pre_counter(nonce, aad, data.len(), |j0| {
-            let expected = match self.tag_fused(j0, aad, data) {
+            // One pass: the ciphertext is hashed as it is decrypted.
+            let mut expected = match self.crypt_fused::<true>(j0, aad, data) {
                 Some(tag) => tag,
-                None => self.full_tag(&j0.block(), aad, data),
+                None => self.crypt_and_tag::<true>(&j0.block(), aad, data),
             };
-            if !ct_eq(&expected[..self.tag_len], tag) {
+            let authentic = ct_eq(&expected[..self.tag_len], tag);
+            expected.zeroize();
+            if !authentic {
+                // The same key stream again gives the ciphertext back: nothing unauthenticated
+                // is left in the buffer.
+                self.apply_keystream(&j0.block(), data);
                 return Err(Error::AuthenticationFailed);
             }
-            self.apply_keystream(&j0.block(), data);
             Ok(())
         })?
     }

@@ -2,7 +2,8 @@
 //! XORs it into the data and folds the ciphertext into GHASH, 32 blocks (eight registers of four)
 //! per iteration; the GHASH of one iteration's ciphertext runs in the next iteration beside its AES
 //! rounds, so the AES and carry-less-multiply units work at the same time and the data crosses
-//! memory once. The rounds are unrolled per key size (10, 12, 14) and the GHASH is spread over
+//! memory once. Opening runs the same loop on ciphertext: what it hashes is what it reads instead
+//! of what it writes. The rounds are unrolled per key size (10, 12, 14) and the GHASH is spread over
 //! them: one register's three Karatsuba multiplies after each of rounds 2 to 9, the register that
 //! carries the previous reduction's state last, and the reduction after round 10 (for AES-128,
 //! after the last round): what a step needs has had a round or more to come out.
@@ -118,10 +119,11 @@ impl StitchKey {
         })
     }
 
-    /// CTR-encrypts the whole 32-block groups of `data` in place with the inc32 counters from
-    /// `inc32(j0)` (AES round keys `keys[..=rounds]` of a 512-bit VAES key) and folds the
-    /// ciphertext into the GHASH state `y` (wire order). Returns the bytes processed.
-    pub(super) fn seal(
+    /// CTR-encrypts (or, with `DECRYPT`, decrypts) the whole 32-block groups of `data` in place
+    /// with the inc32 counters from `inc32(j0)` (AES round keys `keys[..=rounds]` of a 512-bit VAES
+    /// key) and folds the ciphertext (what it writes, or with `DECRYPT` what it reads) into the
+    /// GHASH state `y` (wire order). Returns the bytes processed.
+    pub(super) fn crypt<const DECRYPT: bool>(
         &self,
         keys: &[[u8; 16]],
         rounds: usize,
@@ -135,7 +137,7 @@ impl StitchKey {
             return 0;
         }
         // SAFETY: a `StitchKey` exists only if the CPU has every feature the loop enables.
-        unsafe { seal_groups(keys, rounds, j0, self, y, &mut data[..whole]) };
+        unsafe { crypt_groups::<DECRYPT>(keys, rounds, j0, self, y, &mut data[..whole]) };
         whole
     }
 
@@ -153,12 +155,13 @@ impl StitchKey {
         true
     }
 
-    /// Seals a whole message whose text is a non-empty multiple of 32 blocks and whose AAD is at
-    /// most [`GROUP_BLOCKS`] blocks in one call: the AAD hashed with one reduction, the stitched
-    /// loop, the length block and `E_K(J0)`, the GHASH state kept in a register throughout.
-    /// Returns the full tag, or `None`, touching nothing, when the lengths do not fit or
-    /// `keys[..=rounds]` are not round keys of a 512-bit VAES key.
-    pub(super) fn seal_message(
+    /// Seals (or, with `DECRYPT`, opens) a whole message whose text is a non-empty multiple of 32
+    /// blocks and whose AAD is at most [`GROUP_BLOCKS`] blocks in one call: the AAD hashed with
+    /// one reduction, the stitched loop, the length block and `E_K(J0)`, the GHASH state kept in
+    /// a register throughout. Returns the full tag (of the ciphertext: to compare, when
+    /// opening), or `None`, touching nothing, when the lengths do not fit or `keys[..=rounds]`
+    /// are not round keys of a 512-bit VAES key.
+    pub(super) fn crypt_message<const DECRYPT: bool>(
         &self,
         keys: &[[u8; 16]],
         rounds: usize,
@@ -175,7 +178,7 @@ impl StitchKey {
             return None;
         }
         // SAFETY: a `StitchKey` exists only if the CPU has every feature the function enables.
-        Some(unsafe { seal_message_groups(keys, rounds, j0, self, aad, data) })
+        Some(unsafe { crypt_message_groups::<DECRYPT>(keys, rounds, j0, self, aad, data) })
     }
 
     /// Whether `aad_len` bytes of AAD and `text_len` bytes of text fit one call of
@@ -184,14 +187,14 @@ impl StitchKey {
         aad_len.div_ceil(16) + text_len.div_ceil(16) < GROUP_BLOCKS
     }
 
-    /// Ends a message in one pass: hashes `tail.aad` and encrypts (`ENCRYPT`) or only reads
-    /// `tail.text`, with the 512-bit VAES key stream (counters from
+    /// Ends a message in one pass: hashes `tail.aad` and encrypts `tail.text` (or, with
+    /// `DECRYPT`, decrypts it, hashing what it reads), with the 512-bit VAES key stream (counters from
     /// `inc32^(1 + tail.skipped_blocks)(J0)`) XORed in by masked loads and stores; the GHASH state
     /// so far, the AAD, the text and the length block are multiplied by H^n..H^1 and summed before
     /// one reduction, and `E_K(J0)` runs beside them. Returns the full tag, or `None`, touching
     /// nothing, when the rest does not [fit](StitchKey::fits_finish) or `keys[..=rounds]` are not
     /// round keys of a 512-bit VAES key.
-    pub(super) fn finish<const ENCRYPT: bool>(
+    pub(super) fn finish<const DECRYPT: bool>(
         &self,
         keys: &[[u8; 16]],
         rounds: usize,
@@ -205,7 +208,7 @@ impl StitchKey {
             return None;
         }
         // SAFETY: a `StitchKey` exists only if the CPU has every feature the function enables.
-        Some(unsafe { finish_message::<ENCRYPT>(keys, rounds, j0, &self.powers, tail) })
+        Some(unsafe { finish_message::<DECRYPT>(keys, rounds, j0, &self.powers, tail) })
     }
 }
 
@@ -386,7 +389,7 @@ fn round_fence(s: &mut [__m512i; REGS], acc: &mut [__m512i; 6]) {
 }
 
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
-fn seal_groups(
+fn crypt_groups<const DECRYPT: bool>(
     keys: &[[u8; 16]],
     rounds: usize,
     j0: PreCounter<'_>,
@@ -395,16 +398,16 @@ fn seal_groups(
     data: &mut [u8],
 ) {
     match rounds {
-        10 => seal_rounds::<10>(keys, j0, key, state, data),
-        12 => seal_rounds::<12>(keys, j0, key, state, data),
-        _ => seal_rounds::<14>(keys, j0, key, state, data),
+        10 => crypt_rounds::<10, DECRYPT>(keys, j0, key, state, data),
+        12 => crypt_rounds::<12, DECRYPT>(keys, j0, key, state, data),
+        _ => crypt_rounds::<14, DECRYPT>(keys, j0, key, state, data),
     }
 }
 
-/// [`seal_groups`] for AES with `R` rounds (round keys `keys[..=R]`): the GHASH state is loaded
+/// [`crypt_groups`] for AES with `R` rounds (round keys `keys[..=R]`): the GHASH state is loaded
 /// and stored around [`stitch_rounds`].
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
-fn seal_rounds<const R: usize>(
+fn crypt_rounds<const R: usize, const DECRYPT: bool>(
     keys: &[[u8; 16]],
     j0: PreCounter<'_>,
     key: &StitchKey,
@@ -414,17 +417,18 @@ fn seal_rounds<const R: usize>(
     let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
     // SAFETY: `state` is 16 readable bytes; unaligned load.
     let y = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(state.as_ptr().cast()), reverse) };
-    let y = stitch_rounds::<R>(keys, load_j0(j0), key, y, data);
+    let y = stitch_rounds::<R, DECRYPT>(keys, load_j0(j0), key, y, data);
     // SAFETY: `state` is 16 writable bytes; unaligned store.
     unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), _mm_shuffle_epi8(y, reverse)) };
 }
 
 /// The stitched loop for AES with `R` rounds over the whole groups of `data` (a multiple of 32
 /// blocks), counters from `inc32(J0)`, GHASH state `y` byte-reversed in and out: the rounds
-/// unrolled, so that the GHASH of the previous group is spread over them (see [`group`]).
+/// unrolled, so that the GHASH of the previous group is spread over them (see [`group`]). With
+/// `DECRYPT` the data is ciphertext, hashed as it is read.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
-fn stitch_rounds<const R: usize>(
+fn stitch_rounds<const R: usize, const DECRYPT: bool>(
     keys: &[[u8; 16]],
     j0v: __m128i,
     key: &StitchKey,
@@ -457,9 +461,9 @@ fn stitch_rounds<const R: usize>(
     };
     let mut pending = [_mm512_setzero_si512(); REGS];
     let keys = (&rk, rk_last, &key.first_round);
-    group::<R, false>(keys, &h, &mut ctr, &mut y, &mut pending, head);
+    group::<R, false, DECRYPT>(keys, &h, &mut ctr, &mut y, &mut pending, head);
     for g in groups {
-        group::<R, true>(keys, &h, &mut ctr, &mut y, &mut pending, g);
+        group::<R, true, DECRYPT>(keys, &h, &mut ctr, &mut y, &mut pending, g);
     }
     // The last group's GHASH, `(y ^ X_1) H^32 ^ ... ^ X_32 H`, with nothing left to overlap.
     pending[0] = _mm512_xor_si512(pending[0], _mm512_zextsi128_si512(y));
@@ -548,14 +552,15 @@ fn next_round_base(ctr: &Counters, rk0: __m512i, rk1: __m512i) -> __m512i {
     first_round_base(reversed, rk0, rk1)
 }
 
-/// One group of [`seal_rounds`]: encrypts `data` (32 blocks) with the counters from `ctr` and
-/// leaves its byte-reversed ciphertext in `pending`; with `GHASH`, also folds the previous
+/// One group of [`crypt_rounds`]: encrypts (or, with `DECRYPT`, decrypts) `data` (32 blocks)
+/// with the counters from `ctr` and leaves its byte-reversed ciphertext (what it wrote, or what
+/// it read) in `pending`; with `GHASH`, also folds the previous
 /// group's `pending` into `y`, one register's three multiplies after each of AES rounds 2 to 9 and
 /// the reduction after round 10 (or the last round), so the carry-less multiplies run between the
 /// AES instructions that share their ports. `table` is the key's first-round table.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3")]
-fn group<const R: usize, const GHASH: bool>(
+fn group<const R: usize, const GHASH: bool, const DECRYPT: bool>(
     (rk, rk_last, table): (&[__m512i; R], __m512i, &[u128; TABLE_LEN]),
     h: &Powers,
     ctr: &mut Counters,
@@ -621,11 +626,11 @@ fn group<const R: usize, const GHASH: bool>(
         // comes out of the last round, one XOR earlier for the next group's GHASH.
         // SAFETY: `at` points to 64 readable and writable bytes of `data`; unaligned access.
         unsafe {
-            let last = _mm512_xor_si512(_mm512_loadu_si512(at.cast()), rk_last);
-            *c = _mm512_aesenclast_epi128(*v, last);
-            _mm512_storeu_si512(at.cast(), *c);
+            let text = _mm512_loadu_si512(at.cast());
+            let out = _mm512_aesenclast_epi128(*v, _mm512_xor_si512(text, rk_last));
+            _mm512_storeu_si512(at.cast(), out);
+            *c = reverse_lanes(if DECRYPT { text } else { out });
         }
-        *c = reverse_lanes(*c);
     }
     // With 10 rounds the reduction comes after the last one.
     if GHASH && R - 3 < REGS {
@@ -770,12 +775,12 @@ fn tag_mask(keys: &[[u8; 16]], rounds: usize, j0v: __m128i) -> __m128i {
     _mm_aesenclast_si128(mask, load_key(&keys[rounds]))
 }
 
-/// The body of [`StitchKey::seal_message`]: the AAD hashed with one reduction (it is needed only
+/// The body of [`StitchKey::crypt_message`]: the AAD hashed with one reduction (it is needed only
 /// by the second group's GHASH, so it runs beside the first group's AES rounds), the stitched
 /// loop, then the length block `(y ^ L) H` on one 128-bit multiply and `E_K(J0)` on AES-NI, both
 /// in registers; returns the full tag in wire order.
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3,aes")]
-fn seal_message_groups(
+fn crypt_message_groups<const DECRYPT: bool>(
     keys: &[[u8; 16]],
     rounds: usize,
     j0: PreCounter<'_>,
@@ -795,9 +800,9 @@ fn seal_message_groups(
         (data.len() as u64 * 8) as i64,
     );
     y = match rounds {
-        10 => stitch_rounds::<10>(keys, j0v, key, y, data),
-        12 => stitch_rounds::<12>(keys, j0v, key, y, data),
-        _ => stitch_rounds::<14>(keys, j0v, key, y, data),
+        10 => stitch_rounds::<10, DECRYPT>(keys, j0v, key, y, data),
+        12 => stitch_rounds::<12, DECRYPT>(keys, j0v, key, y, data),
+        _ => stitch_rounds::<14, DECRYPT>(keys, j0v, key, y, data),
     };
     let y = mont_mul(_mm_xor_si128(y, lengths), to_vec(powers[GROUP_BLOCKS - 1]));
     let reverse = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
@@ -818,7 +823,7 @@ fn seal_message_groups(
 /// the padding of a partial AAD or text block comes from zero-masked loads, and the lanes past the
 /// end are zero.
 #[target_feature(enable = "avx512f,avx512bw,vaes,vpclmulqdq,pclmulqdq,ssse3,aes")]
-fn finish_message<const ENCRYPT: bool>(
+fn finish_message<const DECRYPT: bool>(
     keys: &[[u8; 16]],
     rounds: usize,
     j0: PreCounter<'_>,
@@ -854,20 +859,21 @@ fn finish_message<const ENCRYPT: bool>(
         let m = chunk_mask(chunk.len());
         // SAFETY: only the bytes selected by `m`, all inside `chunk`, are read.
         let text = unsafe { _mm512_maskz_loadu_epi8(m, chunk.as_ptr().cast()) };
-        let c = if ENCRYPT {
-            let block = reverse_lanes(_mm512_add_epi32(ctr, lane_counter(4 * r as i32, false)));
-            let mut s = _mm512_xor_si512(block, broadcast_key(&keys[0]));
-            for k in &keys[1..rounds] {
-                s = _mm512_aesenc_epi128(s, broadcast_key(k));
-            }
-            let ks = _mm512_aesenclast_epi128(s, broadcast_key(&keys[rounds]));
-            // Zero past the end of the text: that is GHASH's padding.
-            let c = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(text, ks));
-            // SAFETY: only the bytes selected by `m`, all inside `chunk`, are written.
-            unsafe { _mm512_mask_storeu_epi8(chunk.as_mut_ptr().cast(), m, c) };
-            c
-        } else {
+        let block = reverse_lanes(_mm512_add_epi32(ctr, lane_counter(4 * r as i32, false)));
+        let mut s = _mm512_xor_si512(block, broadcast_key(&keys[0]));
+        for k in &keys[1..rounds] {
+            s = _mm512_aesenc_epi128(s, broadcast_key(k));
+        }
+        let ks = _mm512_aesenclast_epi128(s, broadcast_key(&keys[rounds]));
+        let out = _mm512_xor_si512(text, ks);
+        // SAFETY: only the bytes selected by `m`, all inside `chunk`, are written.
+        unsafe { _mm512_mask_storeu_epi8(chunk.as_mut_ptr().cast(), m, out) };
+        // The ciphertext, zero past the end of the text (GHASH's padding): the masked load's
+        // when decrypting, the output masked when encrypting.
+        let c = if DECRYPT {
             text
+        } else {
+            _mm512_maskz_mov_epi8(m, out)
         };
         accumulate(&mut acc, reverse_lanes(c), powers_from(powers, e));
         e -= chunk.len().div_ceil(16);
@@ -960,7 +966,7 @@ mod tests {
     /// last byte or not (byte adds versus 32-bit adds), over nine groups so that every phase of
     /// the last byte mod 256 is met.
     #[test]
-    fn stitched_seal_matches_portable_ctr_and_ghash_across_the_inc32_wrap() {
+    fn stitched_loop_seals_and_opens_as_portable_ctr_and_ghash_across_the_inc32_wrap() {
         for key_len in [16, 24, 32] {
             for (first_word, groups) in [
                 (u32::MAX - 40, 3),
@@ -972,13 +978,13 @@ mod tests {
                 (0xffff_ffff, 9),
                 (0x0000_00ff, 2),
             ] {
-                stitched_seal_case(key_len, first_word, groups);
+                stitched_loop_case(key_len, first_word, groups);
             }
         }
     }
 
-    /// One case of [`stitched_seal_matches_portable_ctr_and_ghash_across_the_inc32_wrap`].
-    fn stitched_seal_case(key_len: usize, first_word: u32, groups: usize) {
+    /// One case of [`stitched_loop_seals_and_opens_as_portable_ctr_and_ghash_across_the_inc32_wrap`].
+    fn stitched_loop_case(key_len: usize, first_word: u32, groups: usize) {
         let Some((aes, oracle, h, stitch)) = keyed(key_len, 29, 0x6b) else {
             return;
         };
@@ -1006,14 +1012,24 @@ mod tests {
         let mut g_expect = g.clone();
         g_expect.update(&expect[..done]);
 
-        let mut buf = data.clone();
-        let y = g.block_state_mut().unwrap();
-        let j0 = PreCounter::Block(&j0);
-        assert_eq!(stitch.seal(keys, rounds, j0, y, &mut buf), done);
+        let g_expect = g_expect.finalize();
         let what = format!("key {key_len} first counter {first_word:#x}");
+        let j0 = PreCounter::Block(&j0);
+        let mut sealing = g.clone();
+        let mut buf = data.clone();
+        let y = sealing.block_state_mut().unwrap();
+        assert_eq!(stitch.crypt::<false>(keys, rounds, j0, y, &mut buf), done);
         assert_eq!(buf[..done], expect[..done], "{what}");
         assert_eq!(buf[done..], data[done..], "{what}");
-        assert_eq!(g.finalize(), g_expect.finalize(), "{what}");
+        assert_eq!(sealing.finalize(), g_expect, "{what}");
+        // Opening: the ciphertext is hashed as read and decrypted back.
+        let mut opening = g;
+        let mut buf = expect.clone();
+        let y = opening.block_state_mut().unwrap();
+        assert_eq!(stitch.crypt::<true>(keys, rounds, j0, y, &mut buf), done);
+        assert_eq!(buf[..done], data[..done], "{what} open");
+        assert_eq!(buf[done..], expect[done..], "{what} open");
+        assert_eq!(opening.finalize(), g_expect, "{what} open");
     }
 
     /// The first-round table and [`first_round_base`] against AESENC of the counter block itself,
@@ -1081,12 +1097,13 @@ mod tests {
         }
     }
 
-    /// A whole message in `seal_message` against portable block-by-block inc32 CTR, the portable
+    /// A whole message in `crypt_message` (sealing and opening) against portable block-by-block
+    /// inc32 CTR, the portable
     /// GHASH and `E_K(J0)`: one to three groups, AAD lengths from none to 32 blocks (and one byte
     /// more, which it must decline untouched), counters wrapping mod 2^32 inside the text, every
     /// key size, J0 given as a block and as a 96-bit IV.
     #[test]
-    fn seal_message_matches_portable_gcm_across_the_inc32_wrap() {
+    fn crypt_message_matches_portable_gcm_across_the_inc32_wrap() {
         for key_len in [16, 24, 32] {
             let Some((aes, oracle, h, stitch)) = keyed(key_len, 37, 0x5e) else {
                 return;
@@ -1128,14 +1145,20 @@ mod tests {
                     let tag = reference_tag(g, &oracle, j0, (aad, &expect), (aad_len, text_len));
 
                     let mut buf = text.clone();
-                    let got = stitch.seal_message(keys, rounds, pre, aad, &mut buf);
+                    let got = stitch.crypt_message::<false>(keys, rounds, pre, aad, &mut buf);
+                    let mut opened = expect.clone();
+                    let again = stitch.crypt_message::<true>(keys, rounds, pre, aad, &mut opened);
                     let what = format!("key {key_len} groups {groups} aad {aad_len}");
                     if aad_len > 16 * GROUP_BLOCKS {
                         assert_eq!(got, None, "{what}");
                         assert_eq!(buf, text, "{what}: declined must not write");
+                        assert_eq!(again, None, "{what} open");
+                        assert_eq!(opened, expect, "{what}: declined open must not write");
                     } else {
                         assert_eq!(got, Some(tag), "{what}");
                         assert_eq!(buf, expect, "{what}");
+                        assert_eq!(again, Some(tag), "{what} open");
+                        assert_eq!(opened, text, "{what} open");
                     }
                 }
             }
@@ -1143,8 +1166,17 @@ mod tests {
             for len in [0, 16, 16 * GROUP_BLOCKS - 1, 16 * GROUP_BLOCKS + 16] {
                 let mut buf = vec![7u8; len];
                 let j0 = [1u8; 16];
-                let got = stitch.seal_message(keys, rounds, PreCounter::Block(&j0), &[], &mut buf);
-                assert_eq!(got, None, "len {len}");
+                let pre = PreCounter::Block(&j0);
+                assert_eq!(
+                    stitch.crypt_message::<false>(keys, rounds, pre, &[], &mut buf),
+                    None,
+                    "len {len}"
+                );
+                assert_eq!(
+                    stitch.crypt_message::<true>(keys, rounds, pre, &[], &mut buf),
+                    None,
+                    "len {len}"
+                );
                 assert!(buf.iter().all(|&b| b == 7), "len {len}");
             }
         }
@@ -1152,7 +1184,7 @@ mod tests {
 
     /// The fused end of a message against portable block-by-block inc32 CTR and the portable
     /// GHASH: a non-zero state so far, skipped blocks, AAD and a partial last block, counters
-    /// that wrap mod 2^32 inside the text, encrypting and tag-only, every key size.
+    /// that wrap mod 2^32 inside the text, sealing and opening, every key size.
     #[test]
     fn finish_matches_portable_ctr_and_ghash_across_the_inc32_wrap() {
         for key_len in [16, 24, 32] {
@@ -1194,19 +1226,24 @@ mod tests {
                     }
                 };
             }
-            let got = stitch.finish::<true>(keys, rounds, PreCounter::Block(&j0), tail!(&mut buf));
+            let got = stitch.finish::<false>(keys, rounds, PreCounter::Block(&j0), tail!(&mut buf));
             assert_eq!(buf, expect, "key {key_len}");
             assert_eq!(got, Some(tag), "key {key_len}");
             let again =
-                stitch.finish::<false>(keys, rounds, PreCounter::Block(&j0), tail!(&mut buf));
-            assert_eq!(buf, expect, "key {key_len}: tag-only must not write");
-            assert_eq!(again, Some(tag), "key {key_len}");
-            let mut long = vec![0u8; 16 * GROUP_BLOCKS];
-            assert_eq!(
-                stitch.finish::<true>(keys, rounds, PreCounter::Block(&j0), tail!(&mut long)),
-                None
-            );
-            assert!(long.iter().all(|&b| b == 0));
+                stitch.finish::<true>(keys, rounds, PreCounter::Block(&j0), tail!(&mut buf));
+            assert_eq!(buf, text, "key {key_len}: open");
+            assert_eq!(again, Some(tag), "key {key_len}: open");
+            for decrypt in [false, true] {
+                let mut long = vec![0u8; 16 * GROUP_BLOCKS];
+                let pre = PreCounter::Block(&j0);
+                let got = if decrypt {
+                    stitch.finish::<true>(keys, rounds, pre, tail!(&mut long))
+                } else {
+                    stitch.finish::<false>(keys, rounds, pre, tail!(&mut long))
+                };
+                assert_eq!(got, None);
+                assert!(long.iter().all(|&b| b == 0));
+            }
         }
     }
 }

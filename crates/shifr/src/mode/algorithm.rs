@@ -6,7 +6,7 @@ use super::{cbc, cfb, ctr, ctr_acpkm, ecb, multistream, ofb};
 use crate::block::{BlockAlgorithm, BlockCipher, KeyInit};
 use crate::catalog::object::{BlockModeAlgorithm, Cipher, MultiStream, Setup};
 use crate::parallel::Engine;
-use crate::util::shift_in;
+use crate::util::{carry_input, shift_in};
 use crate::{Error, Result};
 
 /// The mode of a [`BlockMode`].
@@ -202,9 +202,9 @@ impl<C: KeyInit> Keyed<C> {
     #[inline(never)]
     fn decrypt_chained_general(&self, register: &mut [u8], data: &mut [u8]) -> Result<()> {
         match self.mode {
-            Mode::Cbc | Mode::Cfb { .. } | Mode::Gost89Cfb => {
-                carry_input(register, data, |r, d| self.apply(false, r, d))
-            }
+            Mode::Cbc => cbc::decrypt_chained(&self.cipher, register, data),
+            Mode::Cfb { segment } => cfb::decrypt_chained(&self.cipher, register, segment, data),
+            Mode::Gost89Cfb => carry_input(register, data, |r, d| self.apply(false, r, d)),
             Mode::Ofb => ofb::apply_chained(&self.cipher, register, data),
             _ => self.apply_general(false, register, data),
         }
@@ -276,30 +276,6 @@ impl<C: KeyInit> Cipher for KeyedEcb<C> {
     fn state_bytes(&self) -> usize {
         self.cipher.state_bytes()
     }
-}
-
-/// Decryption of a feedback mode whose register shifts in the ciphertext, the input: the next
-/// register (the last `m` bytes of `register || data`) is taken before `step` decrypts in place.
-fn carry_input(
-    register: &mut [u8],
-    data: &mut [u8],
-    step: impl FnOnce(&[u8], &mut [u8]) -> Result<()>,
-) -> Result<()> {
-    // Registers of up to four 128-bit blocks stay on the stack (no allocation per message).
-    let mut stack = [0u8; 64];
-    let mut heap = Vec::new();
-    let next: &mut [u8] = match stack.get_mut(..register.len()) {
-        Some(s) => s,
-        None => {
-            heap.resize(register.len(), 0);
-            &mut heap
-        }
-    };
-    next.copy_from_slice(register);
-    shift_in(next, data);
-    step(register, data)?;
-    register.copy_from_slice(next);
-    Ok(())
 }
 
 /// The feedback modes that run many streams side by side.

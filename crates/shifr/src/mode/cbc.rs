@@ -6,7 +6,7 @@
 //! `decrypt_blocks` in large batches.
 
 use crate::block::{BlockCipher, Chain};
-use crate::util::{shift_in, xor_in_place};
+use crate::util::{carry_input, shift_in, xor_in_place};
 use crate::{Error, Result};
 
 /// The largest block of the ciphers here (AES, Kuznyechik).
@@ -115,19 +115,98 @@ fn encrypt_rounds<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) ->
 }
 
 /// Decrypts `data` (a whole number of blocks) in place with register `iv` of `z*n` bytes.
+///
+/// The ciphertext each batch chains to is saved before the batch is deciphered in place. That
+/// space is on the stack for registers of up to [`STACK_REGISTER`] bytes (small for a message of
+/// at most that many bytes, so that a short message clears little) and on the heap for longer
+/// registers; it holds only IV and ciphertext, so nothing is wiped.
 pub fn decrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
     let (_, z) = check_register(c.block_size(), iv, data.len())?;
     let m = iv.len();
     let chunk = (BATCH_BLOCKS / z).max(1) * m;
-    // `prev` holds the m bytes of ciphertext (or IV) that precede the current chunk.
-    let mut prev = iv.to_vec();
-    let mut saved = vec![0u8; chunk];
+    if m > STACK_REGISTER {
+        let (mut prev, mut saved) = (vec![0u8; m], vec![0u8; chunk]);
+        decrypt_batches(c, iv, data, chunk, &mut prev, &mut saved);
+    } else if data.len() <= STACK_REGISTER {
+        let mut saved = [0u8; STACK_REGISTER];
+        decrypt_batches(c, iv, data, chunk, &mut [0u8; STACK_REGISTER], &mut saved);
+    } else {
+        // Here z <= STACK_REGISTER / n <= BATCH_BLOCKS, so `chunk` is at most BATCH_BLOCKS blocks.
+        let mut saved = [0u8; BATCH_BLOCKS * MAX_BLOCK];
+        decrypt_batches(c, iv, data, chunk, &mut [0u8; STACK_REGISTER], &mut saved);
+    }
+    Ok(())
+}
+
+/// Decrypts `data` like [`decrypt`] and leaves in `iv` the register that continues the chain: the
+/// last `iv.len()` bytes of `iv || ciphertext`, so consecutive calls on the pieces of a message
+/// decrypt it as one call would. On error neither `data` nor `iv` is changed.
+///
+/// Plain CBC (a one-block register) takes the next register from the saved ciphertext of the last
+/// batch and needs no copy of the register.
+pub fn decrypt_chained<C: BlockCipher + ?Sized>(
+    c: &C,
+    iv: &mut [u8],
+    data: &mut [u8],
+) -> Result<()> {
+    let n = c.block_size();
+    if n == 0 || n > MAX_BLOCK || iv.len() != n || !data.len().is_multiple_of(n) {
+        return carry_input(iv, data, |r, d| decrypt(c, r, d));
+    }
+    if data.len() <= STACK_REGISTER {
+        decrypt_plain(c, iv, data, &mut [0u8; STACK_REGISTER]);
+    } else {
+        decrypt_plain(c, iv, data, &mut [0u8; BATCH_BLOCKS * MAX_BLOCK]);
+    }
+    Ok(())
+}
+
+/// Plain CBC decryption of `data` (whole blocks of `register.len()` bytes) in batches as large as
+/// `saved` holds, each saved before it is deciphered in place; `register` goes in as the IV and
+/// comes out as the last ciphertext block.
+fn decrypt_plain<C: BlockCipher + ?Sized>(
+    c: &C,
+    register: &mut [u8],
+    data: &mut [u8],
+    saved: &mut [u8],
+) {
+    let n = register.len();
+    for part in data.chunks_mut(saved.len() / n * n) {
+        let len = part.len();
+        let saved = &mut saved[..len];
+        saved.copy_from_slice(part);
+        c.decrypt_blocks(part);
+        let (first, rest) = part.split_at_mut(n);
+        xor_in_place(first, register);
+        xor_in_place(rest, saved);
+        register.copy_from_slice(&saved[len - n..]);
+    }
+}
+
+/// Registers, and messages, of up to this many bytes are decrypted without allocating.
+const STACK_REGISTER: usize = 64;
+
+/// The body of [`decrypt`]: `data` in batches of `chunk` bytes (a multiple of the `m`-byte
+/// register), each copied into `saved` (at least `min(chunk, data.len())` bytes) and deciphered
+/// in place; `prev` (at least `m` bytes) carries the last `m` bytes of ciphertext (first the IV)
+/// from batch to batch.
+fn decrypt_batches<C: BlockCipher + ?Sized>(
+    c: &C,
+    iv: &[u8],
+    data: &mut [u8],
+    chunk: usize,
+    prev: &mut [u8],
+    saved: &mut [u8],
+) {
+    let m = iv.len();
+    let prev = &mut prev[..m];
+    prev.copy_from_slice(iv);
     for part in data.chunks_mut(chunk) {
         let saved = &mut saved[..part.len()];
         saved.copy_from_slice(part);
         c.decrypt_blocks(part);
         let head = part.len().min(m);
-        xor_in_place(&mut part[..head], &prev);
+        xor_in_place(&mut part[..head], prev);
         if part.len() > m {
             xor_in_place(&mut part[m..], saved);
         }
@@ -135,5 +214,4 @@ pub fn decrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Re
             prev.copy_from_slice(&saved[chunk - m..]);
         }
     }
-    Ok(())
 }

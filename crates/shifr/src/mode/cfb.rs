@@ -7,7 +7,7 @@
 //! so they are enciphered in one `encrypt_blocks` call (`k = z` for GOST's `m = z*n, s = n`; at most 64).
 
 use crate::block::{BlockCipher, Chain};
-use crate::util::{shift_byte_in, shift_in, xor_in_place};
+use crate::util::{carry_input, shift_byte_in, shift_in, xor_in_place};
 use crate::{Error, Result};
 use zeroize::{Zeroize, Zeroizing};
 
@@ -142,6 +142,33 @@ pub fn decrypt<C: BlockCipher + ?Sized>(
     data: &mut [u8],
 ) -> Result<()> {
     run(c, iv, segment_bytes, data, true)
+}
+
+/// Decrypts `data` like [`decrypt`] and leaves in `iv` the register that continues the stream: the
+/// last `iv.len()` bytes of `iv || ciphertext`. On error neither `data` nor `iv` is changed.
+///
+/// CFB-128-style calls (full-block segments, a one-block register, at least one block of data)
+/// take the next register from the ciphertext's last block before it is overwritten, then
+/// decrypt with stack space only.
+pub fn decrypt_chained<C: BlockCipher + ?Sized>(
+    c: &C,
+    iv: &mut [u8],
+    segment_bytes: usize,
+    data: &mut [u8],
+) -> Result<()> {
+    let n = c.block_size();
+    if n == 0 || n > 16 || segment_bytes != n || iv.len() != n || data.len() < n {
+        return carry_input(iv, data, |r, d| decrypt(c, r, segment_bytes, d));
+    }
+    let mut next = [0u8; 16];
+    next[..n].copy_from_slice(&data[data.len() - n..]);
+    if data.len() <= STACK_BYTES {
+        decrypt_full_segments(c, iv, data, &mut [0u8; STACK_BYTES]);
+    } else {
+        decrypt_full_segments(c, iv, data, &mut [0u8; DECRYPT_BATCH * 16]);
+    }
+    iv.copy_from_slice(&next[..n]);
+    Ok(())
 }
 
 /// Registers and key-stream batches up to this many bytes live on the stack, so a short message
