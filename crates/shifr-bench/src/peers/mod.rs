@@ -6,7 +6,7 @@
 //! Peers measure encryption and decryption ([`crate::workload::Direction`]), each the way its users
 //! call it, keyed once and in place: ciphers decrypt with the library's decrypting context or mode
 //! type (feedback modes continue their chain across messages, as in encryption); AEADs open one
-//! sealed message per call, the ciphertext copied into the buffer first ([`aead_open`], the same
+//! sealed message per call, the ciphertext copied into the buffer first (`aead_open`, the same
 //! work as shifr's side); MACs compute the tag in either direction. A peer that does not offer an
 //! algorithm, or is not installed, is reported with the reason and never stops the run.
 //!
@@ -17,7 +17,7 @@
 
 /// The AEAD op of a peer with ring's `aead` API (ring itself, and aws-lc-rs, which mirrors it): a
 /// `Seal` keyed once that seals one whole message in place per call (nonce, the 13-byte AAD,
-/// encryption, tag), and opens one through [`aead_open::Open`] for decryption. Expanded in the
+/// encryption, tag), and opens one through `aead_open::Open` for decryption. Expanded in the
 /// peer's module, where `aead`, `Aad`, `LessSafeKey`, `Nonce` and `UnboundKey` are that library's,
 /// `$algorithm` maps a catalogue name to its AEAD and `open_separate_tag` opens a buffer in place
 /// against a separate tag with the library's own call.
