@@ -1,15 +1,53 @@
 #!/usr/bin/env bash
 # Regenerates the "Current figures" section of docs/BENCHMARKS.md: builds the release binary, runs
 # `shifr bench --full` (the answer, then every algorithm at every default size, peers interleaved) and
-# replaces the text between the bench-table markers with the run's conditions and its output. Extra
-# arguments go to `shifr bench` (e.g. `--quick` for a trial run). Run it on an idle machine.
+# replaces the text between the bench-table markers with the run's conditions and its output.
+# `--section decrypt` (anywhere among the arguments) regenerates the "Current figures, decryption"
+# section instead: `shifr bench --full --direction decrypt` between the bench-table-decrypt markers.
+# Other arguments go to `shifr bench` (e.g. `--quick` for a trial run). Run it on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/measure-lib.sh
 
+invocation="$*" # as given, for the "Run on" line
+section=encrypt
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --section)
+    [ $# -ge 2 ] || {
+      echo "bench-table.sh: --section needs encrypt or decrypt" >&2
+      exit 2
+    }
+    section="$2"
+    shift 2
+    ;;
+  --section=*)
+    section="${1#--section=}"
+    shift
+    ;;
+  *)
+    args+=("$1")
+    shift
+    ;;
+  esac
+done
+case "$section" in
+encrypt) marker=bench-table ;;
+decrypt)
+  marker=bench-table-decrypt
+  args=(--direction decrypt "${args[@]}")
+  ;;
+*)
+  echo "bench-table.sh: unknown --section '$section' (encrypt or decrypt)" >&2
+  exit 2
+  ;;
+esac
+set -- "${args[@]}"
+
 doc=docs/BENCHMARKS.md
-begin='<!-- bench-table:begin -->'
-end='<!-- bench-table:end -->'
+begin="<!-- $marker:begin -->"
+end="<!-- $marker:end -->"
 grep -qx "$begin" "$doc" && grep -qx "$end" "$doc" || {
   echo "bench-table.sh: $doc has no '$begin' / '$end' markers" >&2
   exit 1
@@ -35,7 +73,7 @@ microarch="$(target/release/shifr list 2>/dev/null | sed -n 's/^Backend choice o
 {
   echo "$begin"
   echo
-  echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC') by \`scripts/bench-table.sh${*:+ $*}\` (release build of commit"
+  echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC') by \`scripts/bench-table.sh${invocation:+ $invocation}\` (release build of commit"
   echo "$(git rev-parse --short HEAD)$(git diff --quiet -- crates python Cargo.toml Cargo.lock || echo ', with uncommitted code changes'); machine: $cpu, $(nproc) hardware threads)."
   echo "The run took $seconds s of wall time. Load average (1, 5, 15 min) before: $load_before; after: $load_after."
   echo "Rows marked busy were contended (see \"Busy machines\"); a run with any is to be repeated idle."

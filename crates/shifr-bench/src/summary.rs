@@ -3,6 +3,8 @@
 //!
 //! The choice is made from measured rows only ([`answers`]); a use whose rows are missing says so
 //! instead of guessing, and a use decided by contended rows ([`Row::contended`]) is marked busy.
+//! It answers from encryption rows when there are any, else from decryption rows ([`direction`]);
+//! its heading says which.
 
 use crate::run::Row;
 use crate::sizes::human;
@@ -98,6 +100,8 @@ fn uses_aes(alg: &str) -> bool {
 pub struct Answer {
     /// The use.
     pub label: &'static str,
+    /// The direction of the rows it was answered from: `"encrypt"` or `"decrypt"`.
+    pub direction: &'static str,
     /// The message size it was answered at.
     pub bytes: usize,
     /// The fastest fitting AEAD, with shifr's and the best peer's figures for it; `None` when
@@ -120,13 +124,24 @@ pub struct Pick {
     pub busy: bool,
 }
 
-/// Whether a row counts for a use: that size, one thread, one stream, encryption, and for the
+/// The direction the summary answers from: `"encrypt"` when any row is an encryption row (or
+/// there are no decryption rows), else `"decrypt"`.
+pub fn direction(rows: &[Row]) -> &'static str {
+    let has = |d: &str| rows.iter().any(|r| r.direction == d);
+    if !has("encrypt") && has("decrypt") {
+        "decrypt"
+    } else {
+        "encrypt"
+    }
+}
+
+/// Whether a row counts for a use: that size, one thread, one stream, `direction`, and for the
 /// no-AES use either a no-AES row or an algorithm that does not use AES at all.
-fn fits(u: &Use, r: &Row) -> bool {
+fn fits(u: &Use, r: &Row, direction: &str) -> bool {
     let shape = r.bytes == u.bytes
         && r.threads == 1
         && r.streams == 1
-        && r.direction == "encrypt"
+        && r.direction == direction
         && u.algorithms.contains(&r.algorithm.as_str());
     let scenario = if u.no_aes && uses_aes(&r.algorithm) {
         r.scenario.as_deref() == Some(NO_AES)
@@ -138,11 +153,15 @@ fn fits(u: &Use, r: &Row) -> bool {
 
 /// Answers every use from `rows`.
 pub fn answers(rows: &[Row]) -> Vec<Answer> {
-    USES.iter().map(|u| answer(u, rows)).collect()
+    let direction = direction(rows);
+    USES.iter().map(|u| answer(u, rows, direction)).collect()
 }
 
-fn answer(u: &Use, rows: &[Row]) -> Answer {
-    let fitting: Vec<&Row> = rows.iter().filter(|r| fits(u, r) && r.mb_s > 0.0).collect();
+fn answer(u: &Use, rows: &[Row], direction: &'static str) -> Answer {
+    let fitting: Vec<&Row> = rows
+        .iter()
+        .filter(|r| fits(u, r, direction) && r.mb_s > 0.0)
+        .collect();
     let best = fitting
         .iter()
         .copied()
@@ -169,12 +188,13 @@ fn answer(u: &Use, rows: &[Row]) -> Answer {
     });
     Answer {
         label: u.label,
+        direction,
         bytes: u.bytes,
         pick,
     }
 }
 
-/// The summary as text: a heading line and one aligned line per use.
+/// The summary as text: a heading line (naming the direction) and one aligned line per use.
 pub fn render(answers: &[Answer]) -> String {
     let header = [
         "USE",
@@ -232,8 +252,11 @@ pub fn render(answers: &[Answer]) -> String {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let mut out =
-        String::from("On this machine (one thread, encryption, MB/s = 10^6 bytes/s):\n\n");
+    let word = match answers.first().map(|a| a.direction) {
+        Some("decrypt") => "decryption",
+        _ => "encryption",
+    };
+    let mut out = format!("On this machine (one thread, {word}, MB/s = 10^6 bytes/s):\n\n");
     for line in std::iter::once(&header).chain(&body) {
         let mut text = String::new();
         for (i, (w, cell)) in widths.iter().zip(line).enumerate() {
@@ -373,6 +396,35 @@ mod tests {
             text.lines().filter(|l| !l.is_empty()).count(),
             2 + USES.len()
         );
+    }
+
+    #[test]
+    fn encryption_rows_answer_first_else_decryption_rows() {
+        let k16 = 16 * 1024;
+        let dec = |r: Row| Row {
+            direction: "decrypt".into(),
+            ..r
+        };
+        let rows = vec![
+            row("shifr", "aes-128-gcm", k16, 9000.0),
+            row("ring", "aes-128-gcm", k16, 8000.0),
+            dec(row("shifr", "aes-128-gcm", k16, 7000.0)),
+            dec(row("ring", "aes-128-gcm", k16, 9500.0)),
+        ];
+        assert_eq!(direction(&rows), "encrypt");
+        let a = answers(&rows);
+        assert_eq!(pick(&a, "TLS records of 16 KiB").winner, "shifr");
+        assert!(render(&a).starts_with("On this machine (one thread, encryption,"));
+        // Decryption rows only: the summary answers from them and says so.
+        let a = answers(&rows[2..]);
+        assert_eq!(direction(&rows[2..]), "decrypt");
+        let p = pick(&a, "TLS records of 16 KiB");
+        assert_eq!(
+            (p.winner.as_str(), p.shifr.as_ref().unwrap().0),
+            ("ring", 7000.0)
+        );
+        assert!(render(&a).starts_with("On this machine (one thread, decryption,"));
+        assert_eq!(direction(&[]), "encrypt");
     }
 
     #[test]

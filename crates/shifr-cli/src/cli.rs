@@ -140,6 +140,11 @@ pub struct BenchArgs {
     /// Measured seconds per row, all implementations together (default 0.06; --quick 0.03).
     #[arg(long, value_name = "S")]
     pub seconds: Option<f64>,
+    /// Which side to measure: encrypt, decrypt (AEADs open a sealed message each call, the copy of
+    /// it into the buffer counted; feedback modes decrypt their chain), or both (one row per
+    /// direction).
+    #[arg(long, value_enum, value_name = "DIR", default_value_t = BenchDirection::Encrypt)]
+    pub direction: BenchDirection,
     /// Peers, comma-separated: openssl, openssl-gost, aws-lc, ring, rustcrypto (those this build
     /// has: the C libraries need the `peers` feature), all, or none.
     #[arg(long, value_name = "LIST", default_value = "all")]
@@ -153,6 +158,17 @@ pub struct BenchArgs {
     /// Also draw charts (PNG and SVG) into DIR.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
+}
+
+/// `shifr bench --direction`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchDirection {
+    /// Encryption (and MAC computation) only.
+    Encrypt,
+    /// Decryption only.
+    Decrypt,
+    /// Both, an encryption and a decryption row for each workload.
+    Both,
 }
 
 #[derive(Debug, Args)]

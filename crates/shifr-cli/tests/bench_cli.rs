@@ -94,6 +94,69 @@ fn quick_json_has_a_row_per_algorithm_and_the_schema() {
 }
 
 #[test]
+fn direction_both_gives_encrypt_and_decrypt_rows_for_shifr_and_a_peer() {
+    let algs = ["aes-128-gcm", "magma-cbc"];
+    let out = shifr(
+        &[
+            "bench",
+            "--quick",
+            "--json",
+            "--seconds",
+            "0.002",
+            "--size",
+            "1K",
+            "--alg",
+            &algs.join(","),
+            "--direction",
+            "both",
+        ],
+        b"",
+        &[],
+    )
+    .expect_ok("shifr bench --direction both --json");
+    let rows = rows(&out);
+    for alg in algs {
+        for direction in ["encrypt", "decrypt"] {
+            let of = |peer: bool| {
+                rows.iter()
+                    .filter(|r| r["algorithm"] == alg && r["direction"] == direction)
+                    .filter(|r| (r["implementation"] != "shifr") == peer)
+                    .count()
+            };
+            assert_eq!(of(false), 1, "{alg} {direction}: one shifr row");
+            assert!(of(true) >= 1, "{alg} {direction}: no peer row");
+        }
+    }
+    // A decryption-only run: the summary, when it answers, says it answers from decryption.
+    let text = shifr(
+        &[
+            "bench",
+            "--quick",
+            "--full",
+            "--seconds",
+            "0.002",
+            "--size",
+            "1K",
+            "--alg",
+            "aes-128-gcm",
+            "--direction",
+            "decrypt",
+        ],
+        b"",
+        &[],
+    )
+    .expect_ok("shifr bench --direction decrypt --full");
+    let text = String::from_utf8(text).unwrap();
+    assert!(text.contains("(one thread, decryption, MB/s"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("ALGORITHM") && l.contains("DIR")),
+        "{text}"
+    );
+    assert!(!text.contains("(one thread, encryption"), "{text}");
+}
+
+#[test]
 fn threads_and_streams_rows_carry_their_shape() {
     let out = shifr(
         &[
@@ -163,6 +226,7 @@ fn bad_options_are_one_line_errors() {
         &["bench", "--size", "12Q"],
         &["bench", "--peers", "boringssl"],
         &["bench", "--threads", "0"],
+        &["bench", "--direction", "sideways"],
     ] {
         let run = shifr(args, b"", &[]);
         assert!(!run.ok(), "{args:?} should fail");

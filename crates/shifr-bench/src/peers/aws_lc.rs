@@ -1,15 +1,21 @@
 //! AWS-LC (Amazon's fork of BoringSSL, rustls' default provider) through `aws-lc-rs`, keyed once:
 //!
 //! - AEADs (AES-128/192/256-GCM, ChaCha20-Poly1305) through `LessSafeKey::seal_in_place_separate_tag`,
-//!   one whole message (nonce, the 13-byte AAD, encryption, tag) per call;
-//! - the unauthenticated AES modes aws-lc-rs exposes (`cipher::EncryptingKey`: CTR, CBC without
-//!   padding, CFB128 and ECB, 128/192/256-bit keys) through `less_safe_encrypt`, in place, each
-//!   message from the stream's IV (the timing does not depend on where the chain starts).
+//!   one whole message (nonce, the 13-byte AAD, encryption, tag) per call; decryption opens one
+//!   sealed message per call with `open_in_place_separate_tag` after copying it into the buffer
+//!   (`aead_open`);
+//! - the unauthenticated AES modes aws-lc-rs exposes (`cipher::EncryptingKey` / `DecryptingKey`:
+//!   CTR, CBC without padding, CFB128 and ECB, 128/192/256-bit keys) through `less_safe_encrypt` /
+//!   `decrypt`, in place, each message from the stream's IV (the timing does not depend on where
+//!   the chain starts; aws-lc-rs keys carry no chaining state between calls).
 
-use crate::workload::{bench_aad, bench_iv, bench_key, Op};
+use super::aead_open::Open;
+use crate::workload::{bench_aad, bench_iv, bench_key, Direction, Op};
 use crate::BenchError;
 use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey};
-use aws_lc_rs::cipher::{EncryptingKey, EncryptionContext, UnboundCipherKey};
+use aws_lc_rs::cipher::{
+    DecryptingKey, DecryptionContext, EncryptingKey, EncryptionContext, UnboundCipherKey,
+};
 use aws_lc_rs::iv::FixedLength;
 use shifr::catalog::AlgInfo;
 
@@ -59,14 +65,51 @@ pub fn offers(alg: &AlgInfo) -> bool {
 }
 
 /// The AWS-LC op for stream `stream` of `alg`, or why there is none.
-pub fn op(alg: &AlgInfo, stream: usize) -> Result<Box<dyn Op>, String> {
+pub fn op(alg: &AlgInfo, stream: usize, dir: Direction) -> Result<Box<dyn Op>, String> {
     if aead_algorithm(alg.name).is_some() {
-        return Ok(Box::new(Seal::new(alg, stream)?));
+        let seal = Seal::new(alg, stream)?;
+        return Ok(match dir {
+            Direction::Encrypt => Box::new(seal),
+            Direction::Decrypt => Box::new(Open::new(seal)),
+        });
     }
-    Ok(Box::new(Encrypt::new(alg, stream)?))
+    Ok(match dir {
+        Direction::Encrypt => Box::new(Encrypt::new(alg, stream)?),
+        Direction::Decrypt => Box::new(Decrypt::new(alg, stream)?),
+    })
 }
 
 ring_api_seal!(aead_algorithm, "aws-lc-rs", "aws-lc-rs 1");
+
+/// Opens `buf` in place against `tag`; whether the tag verified.
+fn open_separate_tag(key: &LessSafeKey, nonce: Nonce, tag: &[u8], buf: &mut [u8]) -> bool {
+    key.open_in_place_separate_tag(nonce, Aad::from(bench_aad()), tag, buf)
+        .is_ok()
+}
+
+/// The cipher, mode, unbound key and IV (none for ECB) of stream `stream` of `alg`.
+fn cipher_key(
+    alg: &AlgInfo,
+    stream: usize,
+) -> Result<(UnboundCipherKey, Mode, Option<[u8; 16]>), String> {
+    let (cipher, mode) =
+        cipher_algorithm(alg.name).ok_or_else(|| format!("aws-lc-rs has no {}", alg.name))?;
+    let key =
+        UnboundCipherKey::new(cipher, &bench_key(alg.key_len, stream)).map_err(|_| refused(alg))?;
+    let iv = match mode {
+        Mode::Ecb => None,
+        _ => Some(
+            bench_iv(alg.iv.default_len(), stream)
+                .try_into()
+                .map_err(|_| format!("{}: aws-lc-rs takes 16-byte IVs", alg.name))?,
+        ),
+    };
+    Ok((key, mode, iv))
+}
+
+fn refused(alg: &AlgInfo) -> String {
+    format!("aws-lc-rs refused the {} key", alg.name)
+}
 
 /// A keyed AWS-LC AES mode encrypting each message in place.
 pub(crate) struct Encrypt {
@@ -76,26 +119,14 @@ pub(crate) struct Encrypt {
 
 impl Encrypt {
     pub(crate) fn new(alg: &AlgInfo, stream: usize) -> Result<Encrypt, String> {
-        let (cipher, mode) =
-            cipher_algorithm(alg.name).ok_or_else(|| format!("aws-lc-rs has no {}", alg.name))?;
-        let refused = |_| format!("aws-lc-rs refused the {} key", alg.name);
-        let key =
-            UnboundCipherKey::new(cipher, &bench_key(alg.key_len, stream)).map_err(refused)?;
+        let (key, mode, iv) = cipher_key(alg, stream)?;
         let key = match mode {
             Mode::Ecb => EncryptingKey::ecb(key),
             Mode::Cbc => EncryptingKey::cbc(key),
             Mode::Cfb128 => EncryptingKey::cfb128(key),
             Mode::Ctr => EncryptingKey::ctr(key),
         }
-        .map_err(refused)?;
-        let iv = match mode {
-            Mode::Ecb => None,
-            _ => Some(
-                bench_iv(alg.iv.default_len(), stream)
-                    .try_into()
-                    .map_err(|_| format!("{}: aws-lc-rs takes 16-byte IVs", alg.name))?,
-            ),
-        };
+        .map_err(|_| refused(alg))?;
         Ok(Encrypt { key, iv })
     }
 }
@@ -108,6 +139,43 @@ impl Op for Encrypt {
         };
         self.key
             .less_safe_encrypt(buf, context)
+            .map_err(|_| BenchError::Unsupported("aws-lc-rs refused the message".into()))?;
+        Ok(())
+    }
+
+    fn backend(&self) -> String {
+        "aws-lc-rs 1".into()
+    }
+}
+
+/// A keyed AWS-LC AES mode decrypting each message in place.
+pub(crate) struct Decrypt {
+    key: DecryptingKey,
+    iv: Option<[u8; 16]>,
+}
+
+impl Decrypt {
+    pub(crate) fn new(alg: &AlgInfo, stream: usize) -> Result<Decrypt, String> {
+        let (key, mode, iv) = cipher_key(alg, stream)?;
+        let key = match mode {
+            Mode::Ecb => DecryptingKey::ecb(key),
+            Mode::Cbc => DecryptingKey::cbc(key),
+            Mode::Cfb128 => DecryptingKey::cfb128(key),
+            Mode::Ctr => DecryptingKey::ctr(key),
+        }
+        .map_err(|_| refused(alg))?;
+        Ok(Decrypt { key, iv })
+    }
+}
+
+impl Op for Decrypt {
+    fn run(&mut self, buf: &mut [u8]) -> Result<(), BenchError> {
+        let context = match self.iv {
+            Some(iv) => DecryptionContext::Iv128(FixedLength::from(iv)),
+            None => DecryptionContext::None,
+        };
+        self.key
+            .decrypt(buf, context)
             .map_err(|_| BenchError::Unsupported("aws-lc-rs refused the message".into()))?;
         Ok(())
     }

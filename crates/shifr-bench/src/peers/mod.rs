@@ -3,8 +3,12 @@
 //! and GOST 28147-89, AWS-LC (through `aws-lc-rs`, Cargo feature `peer-aws-lc`), `ring` (Cargo
 //! feature `peer-ring`) and the RustCrypto crates.
 //!
-//! Peers measure encryption only (and MAC computation); a peer that does not offer an algorithm, or
-//! is not installed, is reported with the reason and never stops the run.
+//! Peers measure encryption and decryption ([`crate::workload::Direction`]), each the way its users
+//! call it, keyed once and in place: ciphers decrypt with the library's decrypting context or mode
+//! type (feedback modes continue their chain across messages, as in encryption); AEADs open one
+//! sealed message per call, the ciphertext copied into the buffer first (`aead_open`, the same
+//! work as shifr's side); MACs compute the tag in either direction. A peer that does not offer an
+//! algorithm, or is not installed, is reported with the reason and never stops the run.
 //!
 //! The peers in C libraries are Cargo features of this crate (`peer-openssl`: OpenSSL and its GOST
 //! engine; `peer-aws-lc`; `peer-ring`); a build without one has no variant for it, and [`parse_list`]
@@ -13,8 +17,10 @@
 
 /// The AEAD op of a peer with ring's `aead` API (ring itself, and aws-lc-rs, which mirrors it): a
 /// `Seal` keyed once that seals one whole message in place per call (nonce, the 13-byte AAD,
-/// encryption, tag). Expanded in the peer's module, where `aead`, `Aad`, `LessSafeKey`, `Nonce` and
-/// `UnboundKey` are that library's and `$algorithm` maps a catalogue name to its AEAD.
+/// encryption, tag), and opens one through `aead_open::Open` for decryption. Expanded in the
+/// peer's module, where `aead`, `Aad`, `LessSafeKey`, `Nonce` and `UnboundKey` are that library's,
+/// `$algorithm` maps a catalogue name to its AEAD and `open_separate_tag` opens a buffer in place
+/// against a separate tag with the library's own call.
 #[cfg(any(feature = "peer-aws-lc", feature = "peer-ring"))]
 macro_rules! ring_api_seal {
     ($algorithm:ident, $lib:literal, $backend:literal) => {
@@ -69,9 +75,29 @@ macro_rules! ring_api_seal {
                 $backend.into()
             }
         }
+
+        impl super::aead_open::SealOpen for Seal {
+            fn seal_message(&mut self, buf: &mut [u8]) -> Result<Vec<u8>, BenchError> {
+                Ok(self.seal(buf)?.as_ref().to_vec())
+            }
+
+            fn open_message(&mut self, buf: &mut [u8], tag: &[u8]) -> Result<(), BenchError> {
+                let nonce = Nonce::assume_unique_for_key(self.nonce);
+                if open_separate_tag(&self.key, nonce, tag, buf) {
+                    Ok(())
+                } else {
+                    Err(super::aead_open::rejected($lib))
+                }
+            }
+
+            fn backend(&self) -> String {
+                $backend.into()
+            }
+        }
     };
 }
 
+mod aead_open;
 #[cfg(feature = "peer-aws-lc")]
 mod aws_lc;
 #[cfg(feature = "peer-openssl")]
@@ -83,8 +109,9 @@ mod openssl_gost;
 #[cfg(feature = "peer-ring")]
 mod ring_peer;
 mod rustcrypto;
+mod rustcrypto_aead;
 
-use crate::workload::{Direction, Op, Sequential, Workload};
+use crate::workload::{Op, Sequential, Workload};
 use crate::BenchError;
 
 /// A peer implementation.
@@ -178,22 +205,17 @@ impl Peer {
 
     /// The peer's op for one thread of `w` (all of its streams), or why it has none.
     pub fn op(self, w: &Workload) -> Result<Box<dyn Op>, BenchError> {
-        if w.direction != Direction::Encrypt {
-            return Err(BenchError::Unsupported(
-                "peers are measured for encryption only".into(),
-            ));
-        }
         let one = |stream: usize| -> Result<Box<dyn Op>, BenchError> {
             match self {
                 #[cfg(feature = "peer-openssl")]
-                Peer::OpenSsl => openssl::op(w.alg, stream),
+                Peer::OpenSsl => openssl::op(w.alg, stream, w.direction),
                 #[cfg(feature = "peer-openssl")]
-                Peer::OpenSslGost => openssl_gost::op(w.alg, stream),
+                Peer::OpenSslGost => openssl_gost::op(w.alg, stream, w.direction),
                 #[cfg(feature = "peer-aws-lc")]
-                Peer::AwsLc => aws_lc::op(w.alg, stream),
+                Peer::AwsLc => aws_lc::op(w.alg, stream, w.direction),
                 #[cfg(feature = "peer-ring")]
-                Peer::Ring => ring_peer::op(w.alg, stream),
-                Peer::RustCrypto => rustcrypto::op(w.alg, stream),
+                Peer::Ring => ring_peer::op(w.alg, stream, w.direction),
+                Peer::RustCrypto => rustcrypto::op(w.alg, stream, w.direction),
             }
             .map_err(BenchError::Unsupported)
         };
@@ -385,3 +407,6 @@ mod differential {
         ));
     }
 }
+
+#[cfg(test)]
+mod decrypt_checks;

@@ -1,9 +1,10 @@
 //! OpenSSL's GOST engine (libengine-gost-openssl): Magma, Kuznyechik and GOST 28147-89 modes,
-//! through libcrypto with the engine's ciphers, keyed once and updated in place per message.
+//! through libcrypto with the engine's ciphers, keyed once for encryption or decryption and updated
+//! in place per message (feedback modes continue their chain across messages).
 
 use super::evp::Engine;
 use super::openssl::EvpCipher;
-use crate::workload::{bench_iv, bench_key, Op};
+use crate::workload::{bench_iv, bench_key, Direction, Op};
 use openssl::cipher_ctx::CipherCtx;
 use shifr::catalog::{AlgInfo, Kind};
 use std::sync::OnceLock;
@@ -22,7 +23,7 @@ pub fn is_gost(alg: &AlgInfo) -> bool {
 }
 
 /// The engine's op for stream `stream` of `alg`, or why there is none.
-pub fn op(alg: &AlgInfo, stream: usize) -> Result<Box<dyn Op>, String> {
+pub fn op(alg: &AlgInfo, stream: usize, dir: Direction) -> Result<Box<dyn Op>, String> {
     if !is_gost(alg) {
         return Err(format!("{} is not a GOST algorithm", alg.name));
     }
@@ -39,11 +40,12 @@ pub fn op(alg: &AlgInfo, stream: usize) -> Result<Box<dyn Op>, String> {
     let key = bench_key(alg.key_len, stream);
     let iv = bench_iv(alg.iv.default_len(), stream);
     let mut ctx = CipherCtx::new().map_err(|e| e.to_string())?;
-    engine.encrypt_init(
+    engine.cipher_init(
         &mut ctx,
         cipher,
         &key,
         &iv[..cipher.iv_length().min(iv.len())],
+        dir == Direction::Encrypt,
     )?;
     ctx.set_padding(false);
     Ok(Box::new(EvpCipher {

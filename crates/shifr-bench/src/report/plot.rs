@@ -44,12 +44,14 @@ fn chart_size(name: &str, rows: &[Row]) -> (u32, u32) {
     }
 }
 
-/// Series label: `algorithm` for shifr, `algorithm (peer)` for peers.
+/// Series label: `algorithm` for shifr, `algorithm (peer)` for peers; a decryption row's algorithm
+/// is followed by ` dec`, so the two directions never share a series or a bar.
 fn label(r: &Row) -> String {
+    let dec = if r.direction == "decrypt" { " dec" } else { "" };
     if r.implementation == "shifr" {
-        r.algorithm.clone()
+        format!("{}{dec}", r.algorithm)
     } else {
-        format!("{} ({})", r.algorithm, r.implementation)
+        format!("{}{dec} ({})", r.algorithm, r.implementation)
     }
 }
 
@@ -180,5 +182,32 @@ mod tests {
             }
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn directions_get_their_own_series() {
+        let mut rows = sample_rows();
+        let dec: Vec<Row> = rows
+            .iter()
+            .map(|r| Row {
+                direction: "decrypt".into(),
+                ..r.clone()
+            })
+            .collect();
+        rows.extend(dec);
+        let names: Vec<String> = throughput(&rows)
+            .series
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "aes-128-gcm",
+                "aes-128-gcm (openssl)",
+                "aes-128-gcm dec",
+                "aes-128-gcm dec (openssl)"
+            ]
+        );
     }
 }

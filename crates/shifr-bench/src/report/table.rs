@@ -41,9 +41,20 @@ pub fn busy_note(rows: &[Row]) -> Option<String> {
     })
 }
 
-/// The rows as an aligned table, one line per row, with a header.
+/// The DIR cell: `enc` or `dec`.
+fn direction(r: &Row) -> String {
+    match r.direction.as_str() {
+        "encrypt" => "enc".into(),
+        "decrypt" => "dec".into(),
+        other => other.into(),
+    }
+}
+
+/// The rows as an aligned table, one line per row, with a header. A DIR column (`enc` / `dec`)
+/// follows ALGORITHM when any row is not an encryption row.
 pub fn render(rows: &[Row]) -> String {
-    let header = [
+    let with_dir = rows.iter().any(|r| r.direction != "encrypt");
+    let mut header: Vec<String> = [
         "ALGORITHM",
         "IMPL",
         "BACKEND",
@@ -59,11 +70,12 @@ pub fn render(rows: &[Row]) -> String {
         "SHIFR/PEER",
         "NOTE",
     ]
-    .map(String::from);
-    let body: Vec<[String; 14]> = rows
+    .map(String::from)
+    .to_vec();
+    let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            [
+            let mut cells = vec![
                 r.algorithm.clone(),
                 r.implementation.clone(),
                 r.backend.clone(),
@@ -79,10 +91,20 @@ pub fn render(rows: &[Row]) -> String {
                 r.ratio_vs_shifr
                     .map_or(String::new(), |x| format!("{x:.2}x")),
                 note(r),
-            ]
+            ];
+            if with_dir {
+                cells.insert(1, direction(r));
+            }
+            cells
         })
         .collect();
-    let mut widths = [0usize; 14];
+    if with_dir {
+        header.insert(1, "DIR".into());
+    }
+    // Text columns (ALGORITHM, DIR, IMPL, BACKEND and NOTE) left-aligned, numbers right-aligned.
+    let text_columns = if with_dir { 4 } else { 3 };
+    let last = header.len() - 1;
+    let mut widths = vec![0usize; header.len()];
     for line in std::iter::once(&header).chain(&body) {
         for (w, cell) in widths.iter_mut().zip(line) {
             *w = (*w).max(cell.chars().count());
@@ -92,8 +114,7 @@ pub fn render(rows: &[Row]) -> String {
     for line in std::iter::once(&header).chain(&body) {
         let mut text = String::new();
         for (i, (w, cell)) in widths.iter().zip(line).enumerate() {
-            // Text columns left-aligned, numbers right-aligned.
-            if i < 3 || i == 13 {
+            if i < text_columns || i == last {
                 text.push_str(&format!("{cell:<w$}  "));
             } else {
                 text.push_str(&format!("{cell:>w$}  "));
@@ -154,5 +175,26 @@ pub(crate) mod tests {
         assert!(lines[0].starts_with("ALGORITHM"));
         assert!(lines[1].contains("16 KiB") && lines[1].contains("2000"));
         assert!(lines[2].ends_with("0.50x"));
+        assert!(!lines[0].contains("DIR"), "encryption only: no DIR column");
+    }
+
+    #[test]
+    fn decryption_rows_get_a_dir_column() {
+        let mut rows = sample_rows();
+        let dec: Vec<Row> = rows
+            .iter()
+            .map(|r| Row {
+                direction: "decrypt".into(),
+                ..r.clone()
+            })
+            .collect();
+        rows.extend(dec);
+        let text = render(&rows);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5);
+        let cells = |l: &str| l.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+        assert_eq!(cells(lines[0]), "ALGORITHM DIR IMPL");
+        assert_eq!(cells(lines[1]), "aes-128-gcm enc shifr");
+        assert_eq!(cells(lines[4]), "aes-128-gcm dec openssl");
     }
 }

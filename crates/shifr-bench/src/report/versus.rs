@@ -1,7 +1,8 @@
 //! shifr against the best peer: for every algorithm and size that a peer measured too, shifr's
 //! MB/s, the fastest peer's and their ratio, with the rows where shifr is behind counted and named.
-//! Only plain rows are compared (one thread, one stream, encryption, no scenario): the question
-//! is what a user of one thread gets for one message.
+//! Only plain rows are compared (one thread, one stream, no scenario), and only rows of the same
+//! direction: the question is what a user of one thread gets for one message. Encryption comes
+//! first; decryption rows, when measured, get a comparison of their own.
 
 use crate::run::Row;
 use crate::sizes::human;
@@ -28,13 +29,18 @@ impl Versus {
     }
 }
 
+/// The directions compared, in order, with the word the heading uses.
+const DIRECTIONS: [(&str, &str); 2] = [("encrypt", "encryption"), ("decrypt", "decryption")];
+
 fn plain(r: &Row) -> bool {
-    r.threads == 1 && r.streams == 1 && r.direction == "encrypt" && r.scenario.is_none()
+    r.threads == 1 && r.streams == 1 && r.scenario.is_none()
 }
 
-/// Every (algorithm, size) with a shifr row and at least one peer row, in the rows' order.
-pub fn compare(rows: &[Row]) -> Vec<Versus> {
+/// Every (algorithm, size) with a shifr row and at least one peer row of `direction`
+/// (`"encrypt"` or `"decrypt"`), in the rows' order.
+pub fn compare(rows: &[Row], direction: &str) -> Vec<Versus> {
     let mut out: Vec<Versus> = Vec::new();
+    let plain = |r: &Row| plain(r) && r.direction == direction;
     for r in rows
         .iter()
         .filter(|r| plain(r) && r.implementation == "shifr")
@@ -85,9 +91,18 @@ fn mb(v: f64) -> String {
 }
 
 /// The comparison as an aligned table, then one line counting where shifr leads and naming the
-/// rows where it is behind. Empty when no peer was measured.
+/// rows where it is behind; one such block per direction measured, encryption first. Empty when
+/// no peer was measured.
 pub fn render(rows: &[Row]) -> String {
-    let all = compare(rows);
+    let blocks: Vec<String> = DIRECTIONS
+        .iter()
+        .map(|&(direction, word)| render_direction(&compare(rows, direction), word))
+        .filter(|b| !b.is_empty())
+        .collect();
+    blocks.join("\n")
+}
+
+fn render_direction(all: &[Versus], word: &str) -> String {
     if all.is_empty() {
         return String::new();
     }
@@ -129,7 +144,7 @@ pub fn render(rows: &[Row]) -> String {
                 .unwrap_or(0)
         })
         .collect();
-    let mut text = String::from("shifr against the fastest peer (one thread, encryption):\n\n");
+    let mut text = format!("shifr against the fastest peer (one thread, {word}):\n\n");
     let mut push = |cells: &[String]| {
         let mut line = String::new();
         for (i, c) in cells.iter().enumerate() {
@@ -207,7 +222,7 @@ mod tests {
         no_aes.scenario = Some("no-aes".into());
         rows.push(no_aes);
 
-        let v = compare(&rows);
+        let v = compare(&rows, "encrypt");
         assert_eq!(v.len(), 2, "{v:?}");
         assert_eq!(v[0].peer, ("ring".to_string(), 800.0));
         assert!((v[0].ratio() - 0.875).abs() < 1e-9);
@@ -224,6 +239,35 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("kuznyechik"), "{text}");
+    }
+
+    #[test]
+    fn decryption_rows_are_compared_among_themselves() {
+        let dec = |r: Row| Row {
+            direction: "decrypt".into(),
+            ..r
+        };
+        let rows = vec![
+            row("shifr", "aes-128-gcm", 64, 700.0),
+            row("ring", "aes-128-gcm", 64, 350.0),
+            dec(row("shifr", "aes-128-gcm", 64, 600.0)),
+            dec(row("ring", "aes-128-gcm", 64, 800.0)),
+            // Only an encryption peer: no decryption comparison for it.
+            row("aws-lc", "aes-256-gcm", 64, 100.0),
+            dec(row("shifr", "aes-256-gcm", 64, 100.0)),
+        ];
+        let enc = compare(&rows, "encrypt");
+        assert_eq!(enc.len(), 1);
+        assert_eq!(enc[0].peer, ("ring".to_string(), 350.0));
+        let de = compare(&rows, "decrypt");
+        assert_eq!(de.len(), 1);
+        assert_eq!((de[0].shifr.0, de[0].peer.1), (600.0, 800.0));
+        let text = render(&rows);
+        let e = text.find("(one thread, encryption)").unwrap();
+        let d = text.find("(one thread, decryption)").unwrap();
+        assert!(e < d, "{text}");
+        assert!(text[d..].contains("0.75x behind"), "{text}");
+        assert!(text[..d].contains("2.00x"), "{text}");
     }
 
     #[test]

@@ -12,6 +12,11 @@
 //! - AEADs seal a whole message per call: nonce setup, [`AAD_LEN`] bytes of associated data, the
 //!   encryption and the tag, like `openssl speed -aead`;
 //! - MACs compute the tag over the buffer;
+//! - decryption ([`Direction::Decrypt`]), for shifr and every peer: block modes decrypt in place
+//!   (the feedback modes continuing their chain as in encryption), stream ciphers apply their key
+//!   stream, AEADs copy a message sealed once (outside the timing, again when the size changes)
+//!   into the buffer and open it with its tag each call (the copy is counted; a tag that does not
+//!   verify is an error), MACs compute the tag as in encryption;
 //! - with `streams = N > 1` the buffer is split into N equal streams, each with its own key and IV; the
 //!   feedback modes (CBC, CFB with full-block segments, OMAC) then run through the catalogue
 //!   entry's multi-stream object (`shifr::hazmat::mode::multistream`), all streams in one call, and other
@@ -145,6 +150,13 @@ pub trait Op: Send {
 
     /// The backend or implementation that actually runs (`"aesni"`, `"portable"`, `"libcrypto"`...).
     fn backend(&self) -> String;
+
+    /// For an AEAD decryption op: the sealed message and tag it opens each call, once it has run
+    /// (tests replace it with shifr's ciphertext or corrupt its tag).
+    #[cfg(test)]
+    fn sealed_mut(&mut self) -> Option<&mut (Vec<u8>, Vec<u8>)> {
+        None
+    }
 }
 
 /// Runs `streams` independent ops over equal parts of the buffer, one after the other: the

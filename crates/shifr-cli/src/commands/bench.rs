@@ -1,17 +1,18 @@
-//! `shifr bench`: measures every algorithm (or the chosen ones) at several message sizes, beside
-//! OpenSSL, OpenSSL's GOST engine, AWS-LC, ring and RustCrypto, and answers which AEAD to use on
-//! this machine (shifr_bench::summary); the full table with --full, JSON, CSV or charts on request.
+//! `shifr bench`: measures every algorithm (or the chosen ones) at several message sizes, for
+//! encryption, decryption or both (`--direction`), beside OpenSSL, OpenSSL's GOST engine, AWS-LC,
+//! ring and RustCrypto, and answers which AEAD to use on this machine (shifr_bench::summary); the
+//! full table with --full, JSON, CSV or charts on request.
 //! The measuring is done by the shifr-bench crate; this file turns options into workloads and
 //! output.
 
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, BenchDirection};
 use anyhow::{anyhow, bail, Context, Result};
 use shifr::catalog::{self, AlgInfo};
 use shifr::cpu::Backend;
 use shifr_bench::peers;
 use shifr_bench::report;
 use shifr_bench::run::{Config, Runner};
-use shifr_bench::{sizes, summary, Row, Workload};
+use shifr_bench::{sizes, summary, Direction, Row, Workload};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -36,6 +37,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         None => sizes::DEFAULT.to_vec(),
     };
     let threads = thread_counts(&args.threads)?;
+    let directions = directions(args.direction);
     if !(1..=MAX_STREAMS).contains(&args.streams) {
         bail!("--streams must be from 1 to {MAX_STREAMS}");
     }
@@ -74,41 +76,49 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     } else {
         Vec::new()
     };
-    let total = algs.len() * sizes.len() * threads.len() + no_aes.len();
+    // The summary answers from encryption rows when there are any ([`summary::direction`]): the
+    // no-AES rows are measured in that direction only.
+    let no_aes_direction = directions[0];
+    let total = algs.len() * sizes.len() * threads.len() * directions.len() + no_aes.len();
     let progress = std::io::stderr().is_terminal();
     let mut rows: Vec<Row> = Vec::new();
     let mut done = 0;
     for alg in &algs {
         for &bytes in &sizes {
             for &t in &threads {
-                done += 1;
-                if progress {
-                    eprint!(
-                        "\r\x1b[K[{done}/{total}] {} {}",
-                        alg.name,
-                        sizes::human(bytes)
-                    );
-                }
-                let w = Workload {
-                    threads: t,
-                    streams: args.streams,
-                    backend,
-                    ..Workload::new(alg, bytes)
-                };
-                match runner.measure(&w) {
-                    Ok(m) => {
-                        rows.extend(m.rows);
-                        for n in m.notes {
-                            if !notes.contains(&n) {
-                                notes.push(n);
+                for &direction in &directions {
+                    done += 1;
+                    if progress {
+                        eprint!(
+                            "\r\x1b[K[{done}/{total}] {} {} {}",
+                            alg.name,
+                            sizes::human(bytes),
+                            direction.name()
+                        );
+                    }
+                    let w = Workload {
+                        threads: t,
+                        streams: args.streams,
+                        direction,
+                        backend,
+                        ..Workload::new(alg, bytes)
+                    };
+                    match runner.measure(&w) {
+                        Ok(m) => {
+                            rows.extend(m.rows);
+                            for n in m.notes {
+                                if !notes.contains(&n) {
+                                    notes.push(n);
+                                }
                             }
                         }
+                        Err(e) => notes.push(format!(
+                            "{} at {} ({t} thread(s), {}): not measured: {e}",
+                            alg.name,
+                            sizes::human(bytes),
+                            direction.name()
+                        )),
                     }
-                    Err(e) => notes.push(format!(
-                        "{} at {} ({t} thread(s)): not measured: {e}",
-                        alg.name,
-                        sizes::human(bytes)
-                    )),
                 }
             }
         }
@@ -121,7 +131,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
                 alg.name
             );
         }
-        match measure_no_aes(&mut runner, alg, args.streams) {
+        match measure_no_aes(&mut runner, alg, args.streams, no_aes_direction) {
             Ok(r) => rows.extend(r),
             Err(e) => notes.push(format!(
                 "{} without AES instructions: not measured: {e}",
@@ -194,6 +204,14 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
              SHIFR/PEER = shifr MB/s / peer MB/s (above 1: shifr is faster).",
             runner.config().samples
         )?;
+        if rows.iter().any(|r| r.direction != "encrypt") {
+            writeln!(
+                out,
+                "DIR: enc = encryption, dec = decryption (AEADs: the sealed message copied into the buffer \
+                 and opened, tag checked; feedback modes: chained decryption); SHIFR/PEER compares rows \
+                 of the same direction."
+            )?;
+        }
         writeln!(out, "cycles: {}", runner.cycles_source())?;
         writeln!(
             out,
@@ -218,13 +236,19 @@ fn debug_warning() {
 
 /// shifr alone on `alg` with the software AES backend, as a processor without AES instructions
 /// runs it; the rows carry the scenario [`summary::NO_AES`].
-fn measure_no_aes(runner: &mut Runner, alg: &'static AlgInfo, streams: usize) -> Result<Vec<Row>> {
+fn measure_no_aes(
+    runner: &mut Runner,
+    alg: &'static AlgInfo,
+    streams: usize,
+    direction: Direction,
+) -> Result<Vec<Row>> {
     let bytes = summary::USES
         .iter()
         .find(|u| u.no_aes)
         .map_or(16 * 1024, |u| u.bytes);
     let w = Workload {
         streams,
+        direction,
         backend: Some(Backend::Portable),
         ..Workload::new(alg, bytes)
     };
@@ -298,6 +322,15 @@ fn algorithms(list: Option<&str>) -> Result<Vec<&'static AlgInfo>> {
     }
 }
 
+/// The directions `--direction` asks for, encryption first.
+fn directions(d: BenchDirection) -> Vec<Direction> {
+    match d {
+        BenchDirection::Encrypt => vec![Direction::Encrypt],
+        BenchDirection::Decrypt => vec![Direction::Decrypt],
+        BenchDirection::Both => vec![Direction::Encrypt, Direction::Decrypt],
+    }
+}
+
 fn thread_counts(list: &str) -> Result<Vec<usize>> {
     list.split(',')
         .map(|s| match s.trim().parse::<usize>() {
@@ -336,6 +369,29 @@ mod tests {
         assert!(backend(Some("gpu")).is_err());
         assert_eq!(algorithms(None).unwrap().len(), catalog::all().len());
         assert!(algorithms(Some("aes-128-ctr,nope")).is_err());
+    }
+
+    #[test]
+    fn direction_parses_and_both_means_encrypt_then_decrypt() {
+        use crate::cli::{Cli, Command};
+        use clap::Parser;
+        let parsed = |extra: &[&str]| {
+            let cli = Cli::try_parse_from(["shifr", "bench"].iter().chain(extra)).unwrap();
+            match cli.command {
+                Command::Bench(args) => directions(args.direction),
+                _ => panic!("not bench"),
+            }
+        };
+        assert_eq!(parsed(&[]), vec![Direction::Encrypt]);
+        assert_eq!(
+            parsed(&["--direction", "decrypt"]),
+            vec![Direction::Decrypt]
+        );
+        assert_eq!(
+            parsed(&["--direction", "both"]),
+            vec![Direction::Encrypt, Direction::Decrypt]
+        );
+        assert!(Cli::try_parse_from(["shifr", "bench", "--direction", "sideways"]).is_err());
     }
 
     #[test]
