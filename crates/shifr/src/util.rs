@@ -70,6 +70,30 @@ pub fn ct_eq(a: &[u8], b: &[u8]) -> bool {
     core::hint::black_box(diff) == 0
 }
 
+/// Decryption of a feedback mode whose register shifts in the ciphertext, the input: the next
+/// register (the last `m` bytes of `register || data`) is taken before `step` decrypts in place.
+pub(crate) fn carry_input(
+    register: &mut [u8],
+    data: &mut [u8],
+    step: impl FnOnce(&[u8], &mut [u8]) -> Result<()>,
+) -> Result<()> {
+    // Registers of up to four 128-bit blocks stay on the stack (no allocation per message).
+    let mut stack = [0u8; 64];
+    let mut heap = Vec::new();
+    let next: &mut [u8] = match stack.get_mut(..register.len()) {
+        Some(s) => s,
+        None => {
+            heap.resize(register.len(), 0);
+            &mut heap
+        }
+    };
+    next.copy_from_slice(register);
+    shift_in(next, data);
+    step(register, data)?;
+    register.copy_from_slice(next);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,28 +144,4 @@ mod tests {
         xor_in_place(&mut d, &[1, 1]);
         assert_eq!(d, [0, 3, 3]);
     }
-}
-
-/// Decryption of a feedback mode whose register shifts in the ciphertext, the input: the next
-/// register (the last `m` bytes of `register || data`) is taken before `step` decrypts in place.
-pub(crate) fn carry_input(
-    register: &mut [u8],
-    data: &mut [u8],
-    step: impl FnOnce(&[u8], &mut [u8]) -> Result<()>,
-) -> Result<()> {
-    // Registers of up to four 128-bit blocks stay on the stack (no allocation per message).
-    let mut stack = [0u8; 64];
-    let mut heap = Vec::new();
-    let next: &mut [u8] = match stack.get_mut(..register.len()) {
-        Some(s) => s,
-        None => {
-            heap.resize(register.len(), 0);
-            &mut heap
-        }
-    };
-    next.copy_from_slice(register);
-    shift_in(next, data);
-    step(register, data)?;
-    register.copy_from_slice(next);
-    Ok(())
 }

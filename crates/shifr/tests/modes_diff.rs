@@ -222,6 +222,55 @@ macro_rules! differential {
                 }
             }
 
+            /// Chained decryption (the register carried from call to call, as a streaming
+            /// decryptor keeps it) over pieces of a message gives the plaintext of one call on the
+            /// whole, and leaves the register at the last `m` bytes of `IV || C`: CBC with one- and
+            /// two-block registers, CFB with every kind of segment and register, pieces from one
+            /// segment to past a batch.
+            #[test]
+            fn chained_decryption_continues_across_pieces() {
+                let pieces = [1usize, 3, 16, 17, 64, 65, 130];
+                for (s, m) in [
+                    (N, N),
+                    (N, 2 * N),
+                    (1, N),
+                    (1, 2 * N),
+                    (3, N),
+                    (N - 1, N + 1),
+                ] {
+                    let unit = if s == N { N } else { s };
+                    let len: usize = pieces.iter().map(|p| p * unit).sum();
+                    let (key, iv, pt) = (random_bytes($key), random_bytes(m), random_bytes(len));
+                    let c = shifr_cipher(&key);
+                    for cbc_mode in [true, false] {
+                        if cbc_mode && s != N {
+                            continue;
+                        }
+                        let mut ct = pt.clone();
+                        if cbc_mode {
+                            cbc::encrypt(&c, &iv, &mut ct).unwrap();
+                        } else {
+                            cfb::encrypt(&c, &iv, s, &mut ct).unwrap();
+                        }
+                        let mut register = iv.clone();
+                        let mut data = ct.clone();
+                        let mut rest = &mut data[..];
+                        for p in pieces {
+                            let (piece, tail) = rest.split_at_mut(p * unit);
+                            if cbc_mode {
+                                cbc::decrypt_chained(&c, &mut register, piece).unwrap();
+                            } else {
+                                cfb::decrypt_chained(&c, &mut register, s, piece).unwrap();
+                            }
+                            rest = tail;
+                        }
+                        let what = format!("cbc {cbc_mode} s {s} m {m}");
+                        assert_eq!(data, pt, "{what}");
+                        assert_eq!(register[..], ct[len - m..], "{what}: register");
+                    }
+                }
+            }
+
             #[test]
             fn ofb_matches() {
                 for len in lengths(N) {

@@ -5,6 +5,8 @@
 //!
 //! Batching: the cipher inputs of the next `k = (m - n)/s + 1` segments all lie in the current register,
 //! so they are enciphered in one `encrypt_blocks` call (`k = z` for GOST's `m = z*n, s = n`; at most 64).
+//! Decryption knows every cipher input in advance (each is a block of `IV || C`), so it enciphers
+//! up to 64 segments per call whatever the segment size, CFB8 included.
 
 use crate::block::{BlockCipher, Chain};
 use crate::util::{carry_input, shift_byte_in, shift_in, xor_in_place};
@@ -157,10 +159,21 @@ pub fn decrypt_chained<C: BlockCipher + ?Sized>(
     data: &mut [u8],
 ) -> Result<()> {
     let n = c.block_size();
-    if n == 0 || n > 16 || segment_bytes != n || iv.len() != n || data.len() < n {
+    if n == 0 || n > MAX_BLOCK || segment_bytes != n || iv.len() != n || data.len() < n {
         return carry_input(iv, data, |r, d| decrypt(c, r, segment_bytes, d));
     }
-    let mut next = [0u8; 16];
+    if data.len() == n {
+        // One block: `P = C ^ E(R)`, and C is the next register.
+        let mut block = [0u8; MAX_BLOCK];
+        let key_stream = &mut block[..n];
+        key_stream.copy_from_slice(iv);
+        c.encrypt_blocks(key_stream);
+        iv.copy_from_slice(data);
+        xor_in_place(data, key_stream);
+        key_stream.zeroize();
+        return Ok(());
+    }
+    let mut next = [0u8; MAX_BLOCK];
     next[..n].copy_from_slice(&data[data.len() - n..]);
     if data.len() <= STACK_BYTES {
         decrypt_full_segments(c, iv, data, &mut [0u8; STACK_BYTES]);
@@ -206,10 +219,74 @@ fn run<C: BlockCipher + ?Sized>(
             decrypt_full_segments(c, iv, data, &mut [0u8; DECRYPT_BATCH * 16]);
         }
         return Ok(());
+    } else if decrypting && s < n && n <= MAX_BLOCK && iv.len() <= STACK_BYTES {
+        // Space sized to the message, as above.
+        if data.len() <= SHORT_SEGMENTS * s {
+            let mut window = [0u8; STACK_BYTES + SHORT_SEGMENTS * MAX_BLOCK];
+            let mut space = [0u8; SHORT_SEGMENTS * MAX_BLOCK];
+            decrypt_short_segments(c, iv, s, data, &mut window, &mut space);
+        } else {
+            let mut window = [0u8; STACK_BYTES + DECRYPT_BATCH * MAX_BLOCK];
+            let mut space = [0u8; DECRYPT_BATCH * MAX_BLOCK];
+            decrypt_short_segments(c, iv, s, data, &mut window, &mut space);
+        }
+        return Ok(());
     } else {
         (iv, data)
     };
     run_rounds(c, iv, s, data, decrypting)
+}
+
+/// Segments per batch of [`decrypt_short_segments`] for a message of at most that many segments.
+const SHORT_SEGMENTS: usize = 16;
+
+/// CFB decryption with segments shorter than a block (CFB8 and the like; any register `m >= n` of
+/// at most [`STACK_BYTES`]): with `V = IV || C`, segment `i`'s cipher input is `V[i s .. i s + n]`,
+/// the register's first block, and all of it is ciphertext known in advance. So a batch of as many
+/// segments as `space` has blocks is enciphered in one call, where encryption enciphers one
+/// segment after another. `window` (at least `m + batch s` bytes) holds the register followed by
+/// the batch's ciphertext, and its last `m` bytes are the next register; `space` receives key
+/// stream and is wiped as far as it was used.
+fn decrypt_short_segments<C: BlockCipher + ?Sized>(
+    c: &C,
+    iv: &[u8],
+    s: usize,
+    data: &mut [u8],
+    window: &mut [u8],
+    space: &mut [u8],
+) {
+    let n = c.block_size();
+    let m = iv.len();
+    let batch = space.len() / n;
+    debug_assert!(
+        window.len() >= m + batch * s,
+        "the window must hold a batch"
+    );
+    window[..m].copy_from_slice(iv);
+    for chunk in data.chunks_mut(batch * s) {
+        let k = chunk.len().div_ceil(s);
+        window[m..m + chunk.len()].copy_from_slice(chunk);
+        let inputs = &mut space[..k * n];
+        // Input j ends at `j s + n <= (k - 1) s + m < m + chunk.len()`: inside what was copied.
+        // Copies of a constant size for the block sizes there are: one move each, not a call.
+        match n {
+            8 => gather_inputs::<8>(inputs, window, s),
+            16 => gather_inputs::<16>(inputs, window, s),
+            _ => {
+                for (j, input) in inputs.chunks_exact_mut(n).enumerate() {
+                    input.copy_from_slice(&window[j * s..j * s + n]);
+                }
+            }
+        }
+        c.encrypt_blocks(inputs);
+        for (j, segment) in chunk.chunks_mut(s).enumerate() {
+            xor_in_place(segment, &inputs[j * n..j * n + segment.len()]);
+        }
+        // Only the last chunk can be shorter than a batch, and nothing follows it.
+        window.copy_within(chunk.len()..chunk.len() + m, 0);
+    }
+    let used = data.len().div_ceil(s).min(batch) * n;
+    space[..used].zeroize();
 }
 
 /// Blocks per `encrypt_blocks` call in [`decrypt_full_segments`].
@@ -251,6 +328,20 @@ fn decrypt_full_segments<C: BlockCipher + ?Sized>(
     }
     let used = data.len().div_ceil(n).min(batch) * n;
     space[..used].zeroize();
+}
+
+/// Block `j` of `inputs` (blocks of `N` bytes) becomes `window[j s .. j s + N]`.
+#[inline]
+fn gather_inputs<const N: usize>(inputs: &mut [u8], window: &[u8], s: usize) {
+    for (j, input) in inputs.chunks_exact_mut(N).enumerate() {
+        let at = j * s;
+        if let (Ok(input), Ok(block)) = (
+            <&mut [u8; N]>::try_from(input),
+            <&[u8; N]>::try_from(&window[at..at + N]),
+        ) {
+            *input = *block;
+        }
+    }
 }
 
 /// [`run`] through the cipher's `encrypt_blocks`, the register's blocks of each round in one batch.
