@@ -162,16 +162,15 @@ pub fn decrypt_chained<C: BlockCipher + ?Sized>(
     if n == 0 || n > MAX_BLOCK || segment_bytes != n || iv.len() != n || data.len() < n {
         return carry_input(iv, data, |r, d| decrypt(c, r, segment_bytes, d));
     }
-    if data.len() == n {
-        // One block: `P = C ^ E(R)`, and C is the next register.
-        let mut block = [0u8; MAX_BLOCK];
-        let key_stream = &mut block[..n];
-        key_stream.copy_from_slice(iv);
-        c.encrypt_blocks(key_stream);
-        iv.copy_from_slice(data);
-        xor_in_place(data, key_stream);
-        key_stream.zeroize();
-        return Ok(());
+    if data.len() <= STACK_BYTES && data.len().is_multiple_of(n) {
+        let done = match n {
+            16 => decrypt_few_blocks::<C, 16>(c, iv, data),
+            8 => decrypt_few_blocks::<C, 8>(c, iv, data),
+            _ => false,
+        };
+        if done {
+            return Ok(());
+        }
     }
     let mut next = [0u8; MAX_BLOCK];
     next[..n].copy_from_slice(&data[data.len() - n..]);
@@ -182,6 +181,44 @@ pub fn decrypt_chained<C: BlockCipher + ?Sized>(
     }
     iv.copy_from_slice(&next[..n]);
     Ok(())
+}
+
+/// Chained CFB-128 decryption of a message of whole `N`-byte blocks, at most [`STACK_BYTES`]: the
+/// cipher inputs (the register, then every ciphertext block but the last) enciphered in one call,
+/// the last ciphertext block kept as the next register. Every copy and XOR has a size known at
+/// compile time: no library call, and each block is written whole, so that a later block load
+/// of it is forwarded from one store. `false`, touching nothing, when `register` is not `N`
+/// bytes or `data` is not 1 to [`STACK_BYTES`] / `N` whole blocks.
+fn decrypt_few_blocks<C: BlockCipher + ?Sized, const N: usize>(
+    c: &C,
+    register: &mut [u8],
+    data: &mut [u8],
+) -> bool {
+    let Ok(register) = <&mut [u8; N]>::try_from(register) else {
+        return false;
+    };
+    if data.len() < N || data.len() > STACK_BYTES {
+        return false;
+    }
+    let mut space = [0u8; STACK_BYTES];
+    let key_stream = &mut space[..data.len()];
+    // Inputs: the register, then every ciphertext block but the last.
+    let (first, rest) = key_stream.split_at_mut(N);
+    first.copy_from_slice(register);
+    for (input, block) in rest.chunks_exact_mut(N).zip(data.chunks_exact(N)) {
+        input.copy_from_slice(block);
+    }
+    if let Some(Ok(last)) = data.chunks_exact(N).last().map(<&[u8; N]>::try_from) {
+        *register = *last;
+    }
+    c.encrypt_blocks(key_stream);
+    for (block, ks) in data.chunks_exact_mut(N).zip(key_stream.chunks_exact(N)) {
+        for (d, k) in block.iter_mut().zip(ks) {
+            *d ^= k;
+        }
+    }
+    key_stream.zeroize();
+    true
 }
 
 /// Registers and key-stream batches up to this many bytes live on the stack, so a short message
