@@ -4,12 +4,15 @@
 //! Seal: the Poly1305 one-time key is the first 32 bytes of ChaCha20 block 0 ([`poly1305_key_gen`]),
 //! the data is encrypted from block counter 1, and the tag is Poly1305 over
 //! `aad || pad16 || ct || pad16 || le64(len(aad)) || le64(len(ct))`. Open recomputes the tag over
-//! the received ciphertext, compares it in constant time ([`crate::util::ct_eq`]) and only then
-//! decrypts; on any failure the buffer is left untouched. XChaCha20-Poly1305 does the same with
+//! the received ciphertext and compares it in constant time ([`crate::util::ct_eq`]); on any
+//! failure the buffer holds the ciphertext it was given. The stitched AVX-512 code decrypts in the
+//! pass that authenticates and applies the key stream again on a mismatch; the other paths
+//! decrypt only after the tag matched. XChaCha20-Poly1305 does the same with
 //! the HChaCha20 subkey and the nonce `0^32 || nonce[16..24]`.
 //!
 //! Seal encrypts and authenticates piece by piece (16 KiB at a time), so the data crosses memory
-//! once (a message of one piece is encrypted, then tagged in one call); open must check the tag before it decrypts, so it reads the data twice. Poly1305 runs on
+//! once (a message of one piece is encrypted, then tagged in one call); open there checks the tag
+//! before it decrypts, so it reads the data twice. Poly1305 runs on
 //! AVX-512 IFMA, AVX-512 or AVX2 where the CPU has it, ChaCha20 on AVX-512/AVX2/SSE2 (see their
 //! modules).
 //!
@@ -234,7 +237,8 @@ fn as_tag(tag: &[u8; 16]) -> Result<Tag> {
     })
 }
 
-/// Verifies the tag in constant time, then decrypts (the shared core of both AEADs).
+/// Opens `data` in place, the tag compared in constant time; on a mismatch `data` is left as it
+/// came (the shared core of both AEADs).
 fn open_with(
     key: &[u8; 32],
     nonce: &[u8; 12],

@@ -11,9 +11,9 @@
 //! needs later calls and its block count is 0 or 1 modulo 4, so the later calls are as many and as
 //! wide as after seven); the key stream is XORed straight from the registers into the data, the
 //! last partial block with masked loads and stores, so no key stream buffer is written or wiped on
-//! seal. Open authenticates first: the key stream beyond the first call goes to a buffer (wiped
-//! afterwards) while the received ciphertext is absorbed, and the data is decrypted only once the
-//! tag matched.
+//! seal. Open makes the same calls, absorbing the received ciphertext of each call's own blocks
+//! inside the call and decrypting them after it, and compares the tag at the end; on a mismatch it
+//! applies the key stream again, so the caller gets its ciphertext back.
 //!
 //! Poly1305 here works on two 64-bit limbs and a small third (radix 2^64, the layout of OpenSSL's
 //! 64-bit `poly1305_blocks`): four 64x64->128-bit products per block, each a `mul`/`mulx`, whose
@@ -39,9 +39,6 @@ const FIRST_BYTES: usize = 7 * 64;
 
 /// Data bytes per later call (eight blocks).
 const STEP_BYTES: usize = 8 * 64;
-
-/// Key stream bytes an open buffers beyond the first call (whole calls).
-const OPEN_BUF: usize = (STITCH_MAX - FIRST_BYTES).div_ceil(STEP_BYTES) * STEP_BYTES;
 
 /// Poly1305 over radix 2^64: `h = h2 * 2^128 + h1 * 2^64 + h0 + fold` (partially reduced, `h2` at
 /// most 3 and `fold` below 2^64 between blocks), the clamped `r = r1 * 2^64 + r0` with
@@ -378,10 +375,15 @@ pub(crate) fn seal(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]
     poly.finish(aad.len(), data.len())
 }
 
-/// Verifies `tag` in constant time and only then decrypts `data` in place (key stream from block
-/// 1); returns whether the tag matched (`data` untouched if not). `data` must hold at most
-/// [`STITCH_MAX`] bytes (longer data is rejected and left alone). Callers must have checked that the
-/// CPU supports AVX-512 F, BW and VL.
+/// Opens `data` in place (key stream from block 1): decrypts it in the pass that absorbs the
+/// received ciphertext, then compares the tag in constant time; returns whether it matched. On a
+/// mismatch the key stream is applied again, so `data` holds the ciphertext it came with. `data`
+/// must hold at most [`STITCH_MAX`] bytes (longer data is rejected and left alone). Callers must
+/// have checked that the CPU supports AVX-512 F, BW and VL.
+///
+/// The calls are those of [`seal`]. Each later call absorbs the ciphertext of its own blocks (and
+/// the first call's, which had to wait for the one-time key) between its double rounds, and those
+/// blocks are decrypted right after it, so no key stream goes through memory.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 pub(crate) fn open(
     key: &[u8; 32],
@@ -390,70 +392,89 @@ pub(crate) fn open(
     data: &mut [u8],
     tag: &[u8],
 ) -> bool {
-    if data.len() > STITCH_MAX {
+    let len = data.len();
+    if len > STITCH_MAX {
         return false;
     }
     let state = state_rows(key, nonce);
-    if data.len() <= 64 {
+    if len <= 64 {
         let [block0, block1] = two_blocks(&state);
         let mut poly = poly_from_block0(block0);
         poly.padded(aad);
         poly.padded(data);
-        let ok = crate::util::ct_eq(&poly.finish(aad.len(), data.len()), tag);
+        let ok = crate::util::ct_eq(&poly.finish(aad.len(), len), tag);
         if ok {
             xor_into([block1].iter(), data);
         }
         return ok;
     }
-    let ks0: [__m512i; 8] = if data.len() <= 5 * 64 {
+    let unused = _mm512_setzero_si512();
+    // The first call's blocks (block 0 first), the bytes they cover and the next counter.
+    let (ks0, first, mut counter): ([__m512i; 8], usize, u32) = if len <= 3 * 64 {
+        let [[b0, b1, b2, b3]] = keystream_absorbing::<1>(&state, 0, &mut Poly::new([0; 4]), &[]);
+        ([b0, b1, b2, b3, unused, unused, unused, unused], len, 4)
+    } else if len <= 5 * 64 || (len > FIRST_BYTES && len.div_ceil(64) % 4 <= 1) {
         let [b0, b1, b2, b3, b4, b5] = six_blocks(&state);
-        let unused = _mm512_setzero_si512();
-        [b0, b1, b2, b3, b4, b5, unused, unused]
+        let ks = [b0, b1, b2, b3, b4, b5, unused, unused];
+        (ks, len.min(5 * 64), 6)
     } else {
         let [[b0, b1, b2, b3], [b4, b5, b6, b7]] =
             keystream_absorbing::<2>(&state, 0, &mut Poly::new([0; 4]), &[]);
-        [b0, b1, b2, b3, b4, b5, b6, b7]
+        ([b0, b1, b2, b3, b4, b5, b6, b7], len.min(FIRST_BYTES), 8)
     };
     let mut poly = poly_from_block0(ks0[0]);
     poly.padded(aad);
-    let first = data.len().min(FIRST_BYTES);
-    let rest = data.len() - first;
-    // The key stream after the first call, computed while the received ciphertext is absorbed
-    // (spread evenly over the calls, the rest after them).
-    let mut buf = [0u8; OPEN_BUF];
-    let steps = rest.div_ceil(STEP_BYTES);
-    let share = if steps == 0 {
-        0
-    } else {
-        (data.len() / 16).div_ceil(steps) * 16
-    };
+    if first == len {
+        poly.padded(data);
+        xor_into(ks0[1..].iter(), data);
+    }
     let mut absorbed = 0;
-    for (i, out) in buf[..steps * STEP_BYTES]
-        .chunks_exact_mut(STEP_BYTES)
-        .enumerate()
-    {
-        let take = share.min(data.len() - absorbed);
-        let ks = keystream_absorbing::<2>(
-            &state,
-            8 + 8 * i as u32,
-            &mut poly,
-            &data[absorbed..absorbed + take],
-        );
-        absorbed += take - take % 16;
-        for (v, o) in ks.iter().flatten().zip(out.chunks_exact_mut(64)) {
-            // SAFETY: `o` is 64 writable bytes; `storeu` has no alignment requirement.
-            unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast(), *v) };
+    let mut done = first;
+    while done < len {
+        let end = len.min(done + STEP_BYTES);
+        // Whole 16-byte blocks are absorbed inside the call; a partial last one after it, before
+        // its bytes are decrypted.
+        let pending = &data[absorbed..end];
+        let ks: [__m512i; 8] = if end - done <= STEP_BYTES / 2 {
+            let [[b0, b1, b2, b3]] = keystream_absorbing::<1>(&state, counter, &mut poly, pending);
+            [b0, b1, b2, b3, unused, unused, unused, unused]
+        } else {
+            let [[b0, b1, b2, b3], [b4, b5, b6, b7]] =
+                keystream_absorbing::<2>(&state, counter, &mut poly, pending);
+            [b0, b1, b2, b3, b4, b5, b6, b7]
+        };
+        absorbed += pending.len() / 16 * 16;
+        if absorbed < end {
+            poly.padded(&data[absorbed..end]);
+            absorbed = end;
         }
+        if done == first {
+            xor_into(ks0[1..].iter(), &mut data[..first]);
+        }
+        xor_into(ks.iter(), &mut data[done..end]);
+        done = end;
+        counter += 8;
     }
-    poly.padded(&data[absorbed..]);
-    let ok = crate::util::ct_eq(&poly.finish(aad.len(), data.len()), tag);
-    if ok {
-        let (head, tail) = data.split_at_mut(first);
-        xor_into(ks0[1..].iter(), head);
-        crate::util::xor_in_place(tail, &buf[..rest]);
+    let ok = crate::util::ct_eq(&poly.finish(aad.len(), len), tag);
+    if !ok {
+        xor_keystream(&state, data);
     }
-    chacha20::wipe(&mut buf[..steps * STEP_BYTES]);
     ok
+}
+
+/// XORs the key stream from block 1 of the state `rows` into `data` (at most [`STITCH_MAX`]
+/// bytes): what a failed [`open`] does to give the ciphertext back.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn xor_keystream(rows: &[__m128i; 4], data: &mut [u8]) {
+    let mut none = Poly::new([0; 4]);
+    let first = data.len().min(FIRST_BYTES);
+    let (head, rest) = data.split_at_mut(first);
+    let ks = keystream_absorbing::<2>(rows, 0, &mut none, &[]);
+    xor_into(ks.iter().flatten().skip(1), head);
+    for (i, chunk) in rest.chunks_mut(STEP_BYTES).enumerate() {
+        let ks = keystream_absorbing::<2>(rows, 8 + 8 * i as u32, &mut none, &[]);
+        xor_into(ks.iter().flatten(), chunk);
+    }
 }
 
 #[cfg(test)]
