@@ -20,7 +20,7 @@
 //! time does not depend on the operands. The final reduction selects with a mask. Constant-time
 //! throughout; branches and masks depend only on the (public) lengths.
 
-use crate::stream::chacha20::{self, x86_avx512_short as hz};
+use crate::stream::chacha20::x86_avx512_short as hz;
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm256_add_epi32, _mm256_broadcastsi128_si256,
     _mm256_maskz_set1_epi32, _mm256_set_epi32, _mm512_castsi256_si512, _mm512_castsi512_si128,
@@ -569,7 +569,7 @@ mod tests {
             for (g, group) in groups.iter().enumerate() {
                 for lane in 0..4 {
                     let block = counter.wrapping_add((4 * g + lane) as u32);
-                    let expected = chacha20::setup_state(&key, block, &nonce);
+                    let expected = crate::stream::chacha20::setup_state(&key, block, &nonce);
                     for (r, row) in group.iter().enumerate() {
                         assert_eq!(
                             words(*row)[4 * lane..4 * lane + 4],
