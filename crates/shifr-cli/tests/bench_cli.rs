@@ -93,28 +93,27 @@ fn quick_json_has_a_row_per_algorithm_and_the_schema() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The output of `shifr bench --quick --seconds 0.002 --size 1K --alg <algs>` and `extra`.
+fn quick_1k(algs: &[&str], extra: &[&str]) -> Vec<u8> {
+    let algs = algs.join(",");
+    let mut args = vec![
+        "bench",
+        "--quick",
+        "--seconds",
+        "0.002",
+        "--size",
+        "1K",
+        "--alg",
+        &algs,
+    ];
+    args.extend_from_slice(extra);
+    shifr(&args, b"", &[]).expect_ok(&args.join(" "))
+}
+
 #[test]
 fn direction_both_gives_encrypt_and_decrypt_rows_for_shifr_and_a_peer() {
     let algs = ["aes-128-gcm", "magma-cbc"];
-    let out = shifr(
-        &[
-            "bench",
-            "--quick",
-            "--json",
-            "--seconds",
-            "0.002",
-            "--size",
-            "1K",
-            "--alg",
-            &algs.join(","),
-            "--direction",
-            "both",
-        ],
-        b"",
-        &[],
-    )
-    .expect_ok("shifr bench --direction both --json");
-    let rows = rows(&out);
+    let rows = rows(&quick_1k(&algs, &["--json", "--direction", "both"]));
     for alg in algs {
         for direction in ["encrypt", "decrypt"] {
             let of = |peer: bool| {
@@ -128,24 +127,7 @@ fn direction_both_gives_encrypt_and_decrypt_rows_for_shifr_and_a_peer() {
         }
     }
     // A decryption-only run: the summary, when it answers, says it answers from decryption.
-    let text = shifr(
-        &[
-            "bench",
-            "--quick",
-            "--full",
-            "--seconds",
-            "0.002",
-            "--size",
-            "1K",
-            "--alg",
-            "aes-128-gcm",
-            "--direction",
-            "decrypt",
-        ],
-        b"",
-        &[],
-    )
-    .expect_ok("shifr bench --direction decrypt --full");
+    let text = quick_1k(&["aes-128-gcm"], &["--full", "--direction", "decrypt"]);
     let text = String::from_utf8(text).unwrap();
     assert!(text.contains("(one thread, decryption, MB/s"), "{text}");
     assert!(

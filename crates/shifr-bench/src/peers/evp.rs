@@ -1,7 +1,7 @@
 //! The libcrypto calls the `openssl` crate does not offer in the shape a benchmark needs:
 //! in-place `EVP_CipherUpdate` (the safe API wants distinct input and output buffers, which would
 //! add a copy that shifr does not make), the GOST engine lookup and the engine's encryption and
-//! decryption contexts (`EVP_EncryptInit_ex` / `EVP_DecryptInit_ex` with the engine).
+//! decryption contexts (`EVP_CipherInit_ex` with the engine).
 
 use foreign_types::ForeignTypeRef;
 use openssl::cipher::CipherRef;
@@ -13,20 +13,6 @@ extern "C" {
     fn ENGINE_by_id(id: *const c_char) -> *mut c_void;
     fn ENGINE_init(e: *mut c_void) -> c_int;
     fn ENGINE_get_cipher(e: *mut c_void, nid: c_int) -> *const openssl_sys::EVP_CIPHER;
-    fn EVP_EncryptInit_ex(
-        ctx: *mut openssl_sys::EVP_CIPHER_CTX,
-        cipher: *const openssl_sys::EVP_CIPHER,
-        engine: *mut c_void,
-        key: *const u8,
-        iv: *const u8,
-    ) -> c_int;
-    fn EVP_DecryptInit_ex(
-        ctx: *mut openssl_sys::EVP_CIPHER_CTX,
-        cipher: *const openssl_sys::EVP_CIPHER,
-        engine: *mut c_void,
-        key: *const u8,
-        iv: *const u8,
-    ) -> c_int;
 }
 
 /// Encrypts (or decrypts, as the context was initialised) `buf` in place.
@@ -99,25 +85,22 @@ impl Engine {
         } else {
             iv.as_ptr()
         };
-        let (ok, call) = if encrypt {
-            // SAFETY: `ctx` is a live context, `cipher` a live EVP_CIPHER of the initialised engine
-            // `self.0`; the key and IV buffers hold at least the lengths the cipher reads (checked above).
-            let ok = unsafe {
-                EVP_EncryptInit_ex(ctx.as_ptr(), cipher.as_ptr(), self.0, key.as_ptr(), iv_ptr)
-            };
-            (ok, "EVP_EncryptInit_ex")
-        } else {
-            // SAFETY: as for EVP_EncryptInit_ex above: a live context, the engine's live cipher, key
-            // and IV buffers at least as long as the cipher reads (checked above).
-            let ok = unsafe {
-                EVP_DecryptInit_ex(ctx.as_ptr(), cipher.as_ptr(), self.0, key.as_ptr(), iv_ptr)
-            };
-            (ok, "EVP_DecryptInit_ex")
+        // SAFETY: `ctx` is a live context, `cipher` a live EVP_CIPHER of the initialised engine
+        // `self.0`; the key and IV buffers hold at least the lengths the cipher reads (checked above).
+        let ok = unsafe {
+            openssl_sys::EVP_CipherInit_ex(
+                ctx.as_ptr(),
+                cipher.as_ptr(),
+                self.0.cast(),
+                key.as_ptr(),
+                iv_ptr,
+                c_int::from(encrypt),
+            )
         };
         if ok == 1 {
             Ok(())
         } else {
-            Err(format!("{call} failed: {}", ErrorStack::get()))
+            Err(format!("EVP_CipherInit_ex failed: {}", ErrorStack::get()))
         }
     }
 

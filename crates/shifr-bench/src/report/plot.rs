@@ -155,7 +155,7 @@ fn scaling(rows: &[Row]) -> Chart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::table::tests::sample_rows;
+    use crate::report::table::tests::{sample_rows, with_decryption_copies};
 
     #[test]
     fn writes_valid_png_and_svg_files() {
@@ -186,15 +186,7 @@ mod tests {
 
     #[test]
     fn directions_get_their_own_series() {
-        let mut rows = sample_rows();
-        let dec: Vec<Row> = rows
-            .iter()
-            .map(|r| Row {
-                direction: "decrypt".into(),
-                ..r.clone()
-            })
-            .collect();
-        rows.extend(dec);
+        let rows = with_decryption_copies(sample_rows());
         let names: Vec<String> = throughput(&rows)
             .series
             .into_iter()

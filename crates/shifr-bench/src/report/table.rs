@@ -130,6 +130,19 @@ pub fn render(rows: &[Row]) -> String {
 pub(crate) mod tests {
     use super::*;
 
+    /// `rows` followed by a copy of each as a decryption row.
+    pub(crate) fn with_decryption_copies(mut rows: Vec<Row>) -> Vec<Row> {
+        let dec: Vec<Row> = rows
+            .iter()
+            .map(|r| Row {
+                direction: "decrypt".into(),
+                ..r.clone()
+            })
+            .collect();
+        rows.extend(dec);
+        rows
+    }
+
     pub(crate) fn sample_rows() -> Vec<Row> {
         let shifr = Row {
             implementation: "shifr".into(),
@@ -180,15 +193,7 @@ pub(crate) mod tests {
 
     #[test]
     fn decryption_rows_get_a_dir_column() {
-        let mut rows = sample_rows();
-        let dec: Vec<Row> = rows
-            .iter()
-            .map(|r| Row {
-                direction: "decrypt".into(),
-                ..r.clone()
-            })
-            .collect();
-        rows.extend(dec);
+        let rows = with_decryption_copies(sample_rows());
         let text = render(&rows);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 5);

@@ -117,7 +117,7 @@ fn encrypt_rounds<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) ->
 /// Decrypts `data` (a whole number of blocks) in place with register `iv` of `z*n` bytes.
 ///
 /// The ciphertext each batch chains to is saved before the batch is deciphered in place. That
-/// space is on the stack for registers of up to [`STACK_REGISTER`] bytes (small for a message of
+/// space is on the stack for registers of up to 64 bytes (small for a message of
 /// at most that many bytes, so that a short message clears little) and on the heap for longer
 /// registers; it holds only IV and ciphertext, so nothing is wiped.
 pub fn decrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
