@@ -153,13 +153,20 @@ pub fn decrypt_chained<C: BlockCipher + ?Sized>(
     if n == 0 || n > MAX_BLOCK || iv.len() != n || !data.len().is_multiple_of(n) {
         return carry_input(iv, data, |r, d| decrypt(c, r, d));
     }
-    if data.len() <= STACK_REGISTER {
-        decrypt_plain(c, iv, data, &mut [0u8; STACK_REGISTER]);
+    // Saved-ciphertext space sized to the message, so that a short one clears little.
+    let saved: &mut [u8] = if data.len() <= STACK_REGISTER {
+        &mut [0u8; STACK_REGISTER]
+    } else if data.len() <= MID_BYTES {
+        &mut [0u8; MID_BYTES]
     } else {
-        decrypt_plain(c, iv, data, &mut [0u8; BATCH_BLOCKS * MAX_BLOCK]);
-    }
+        &mut [0u8; BATCH_BLOCKS * MAX_BLOCK]
+    };
+    decrypt_plain(c, iv, data, saved);
     Ok(())
 }
+
+/// Messages of up to this many bytes are decrypted with space of this size.
+const MID_BYTES: usize = 512;
 
 /// Plain CBC decryption of `data` (whole blocks of `register.len()` bytes) in batches as large as
 /// `saved` holds, each saved before it is deciphered in place; `register` goes in as the IV and

@@ -162,10 +162,16 @@ pub fn decrypt_chained<C: BlockCipher + ?Sized>(
     if n == 0 || n > MAX_BLOCK || segment_bytes != n || iv.len() != n || data.len() < n {
         return carry_input(iv, data, |r, d| decrypt(c, r, segment_bytes, d));
     }
-    if data.len() <= STACK_BYTES && data.len().is_multiple_of(n) {
+    if data.len() <= FEW_BYTES && data.len().is_multiple_of(n) {
+        // Key-stream space sized to the message, so that a short one clears and wipes little.
+        let space: &mut [u8] = if data.len() <= STACK_BYTES {
+            &mut [0u8; STACK_BYTES]
+        } else {
+            &mut [0u8; FEW_BYTES]
+        };
         let done = match n {
-            16 => decrypt_few_blocks::<C, 16>(c, iv, data),
-            8 => decrypt_few_blocks::<C, 8>(c, iv, data),
+            16 => decrypt_few_blocks::<C, 16>(c, iv, data, space),
+            8 => decrypt_few_blocks::<C, 8>(c, iv, data, space),
             _ => false,
         };
         if done {
@@ -183,24 +189,27 @@ pub fn decrypt_chained<C: BlockCipher + ?Sized>(
     Ok(())
 }
 
-/// Chained CFB-128 decryption of a message of whole `N`-byte blocks, at most [`STACK_BYTES`]: the
-/// cipher inputs (the register, then every ciphertext block but the last) enciphered in one call,
+/// Messages of up to this many bytes take [`decrypt_few_blocks`].
+const FEW_BYTES: usize = 512;
+
+/// Chained CFB-128 decryption of a message of whole `N`-byte blocks, at most `space.len()` bytes:
+/// the cipher inputs (the register, then every ciphertext block but the last) enciphered in one call,
 /// the last ciphertext block kept as the next register. Every copy and XOR has a size known at
 /// compile time: no library call, and each block is written whole, so that a later block load
 /// of it is forwarded from one store. `false`, touching nothing, when `register` is not `N`
-/// bytes or `data` is not 1 to [`STACK_BYTES`] / `N` whole blocks.
+/// bytes or `data` is not 1 to `space.len() / N` whole blocks.
 fn decrypt_few_blocks<C: BlockCipher + ?Sized, const N: usize>(
     c: &C,
     register: &mut [u8],
     data: &mut [u8],
+    space: &mut [u8],
 ) -> bool {
     let Ok(register) = <&mut [u8; N]>::try_from(register) else {
         return false;
     };
-    if data.len() < N || data.len() > STACK_BYTES {
+    if data.len() < N || data.len() > space.len() {
         return false;
     }
-    let mut space = [0u8; STACK_BYTES];
     let key_stream = &mut space[..data.len()];
     // Inputs: the register, then every ciphertext block but the last.
     let (first, rest) = key_stream.split_at_mut(N);
