@@ -39,9 +39,11 @@ pub(crate) struct GfniConstants {
     pub(crate) from_aes: u64,
     /// The one-block chained kernel's form of L (`x86_avx512_gfni_chain`), see [`Spread`].
     pub(crate) spread: Spread,
+    /// The same for `L^-1`, for the one-block decryption.
+    pub(crate) spread_inv: Spread,
 }
 
-/// L as four 64-byte products for one block in the *spread* layout: byte position `p` of a 512-bit
+/// L (or `L^-1`) as four 64-byte products for one block in the *spread* layout: byte position `p` of a 512-bit
 /// register (128-bit lane `p / 16`, dword `p / 4 % 4`, byte `p % 4`) stands for block byte
 /// [`spread_byte`]`(p) = 4 * (p / 16) + p % 4`, so every block byte appears in the four dwords of one
 /// lane. Register `t`, position `p` (dword `d`) multiplies block byte `j = 4t + d` by the coefficient of
@@ -203,13 +205,15 @@ pub(crate) fn gfni_constants() -> &'static GfniConstants {
     CONSTANTS.get_or_init(|| {
         let iso = Isomorphism::new();
         let l_columns = columns(&iso, transform_l);
+        let l_inv_columns = columns(&iso, transform_l_inv);
         let l_coeffs = L_COEFFS.map(|c| iso.phi(c));
         GfniConstants {
             spread: Spread::new(&l_columns),
+            spread_inv: Spread::new(&l_inv_columns),
             sbox: core::array::from_fn(|x| iso.phi(PI[iso.phi_inv(x as u8) as usize])),
             sbox_inv: core::array::from_fn(|x| iso.phi(PI_INV[iso.phi_inv(x as u8) as usize])),
             l_diagonals: diagonals(&l_columns),
-            l_inv_diagonals: diagonals(&columns(&iso, transform_l_inv)),
+            l_inv_diagonals: diagonals(&l_inv_columns),
             l_coeffs,
             sliced_columns: core::array::from_fn(|j| {
                 let mut unit = [0u8; 16];
@@ -305,28 +309,38 @@ mod tests {
     }
 
     #[test]
-    fn spread_products_sum_to_l() {
-        // The spread form of L, evaluated byte by byte: products, the XOR of the four registers, the
-        // XOR of the four dwords of each lane; every position must hold its byte of L(x).
+    fn spread_products_sum_to_l_and_its_inverse() {
+        // The spread form of L (and of L^-1), evaluated byte by byte: products, the XOR of the four
+        // registers, the XOR of the four dwords of each lane; every position must hold its byte of
+        // L(x).
         let iso = Isomorphism::new();
         let c = gfni_constants();
-        let x: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(59) ^ 0x1e);
-        let mapped = x.map(|b| iso.phi(b));
-        let spread: [u8; 64] = core::array::from_fn(|p| mapped[c.spread.expand[p] as usize]);
-        let mut sum = [0u8; 64];
-        for (gather, cols) in c.spread.gather.iter().zip(&c.spread.columns) {
-            for p in 0..64 {
-                sum[p] ^= aes_mul(spread[gather[p] as usize], cols[p]);
+        let forms = [
+            (&c.spread, transform_l as fn(&[u8; 16]) -> [u8; 16]),
+            (&c.spread_inv, transform_l_inv),
+        ];
+        for (form, reference) in forms {
+            for seed in 0..8u8 {
+                let x: [u8; 16] =
+                    core::array::from_fn(|i| (i as u8 ^ seed).wrapping_mul(59) ^ 0x1e);
+                let mapped = x.map(|b| iso.phi(b));
+                let spread: [u8; 64] = core::array::from_fn(|p| mapped[form.expand[p] as usize]);
+                let mut sum = [0u8; 64];
+                for (gather, cols) in form.gather.iter().zip(&form.columns) {
+                    for p in 0..64 {
+                        sum[p] ^= aes_mul(spread[gather[p] as usize], cols[p]);
+                    }
+                }
+                let want = reference(&x);
+                for p in 0..64 {
+                    let lane = p / 16 * 16;
+                    let total = (0..4).fold(0, |acc, d| acc ^ sum[lane + 4 * d + p % 4]);
+                    assert_eq!(iso.phi_inv(total), want[spread_byte(p)], "{seed} {p}");
+                }
+                let back: [u8; 16] = core::array::from_fn(|i| spread[form.compact[i] as usize]);
+                assert_eq!(back, mapped);
             }
         }
-        let want = transform_l(&x);
-        for p in 0..64 {
-            let lane = p / 16 * 16;
-            let total = (0..4).fold(0, |acc, d| acc ^ sum[lane + 4 * d + p % 4]);
-            assert_eq!(iso.phi_inv(total), want[spread_byte(p)], "{p}");
-        }
-        let back: [u8; 16] = core::array::from_fn(|i| spread[c.spread.compact[i] as usize]);
-        assert_eq!(back, mapped);
     }
 
     /// `rot_k` of [`diagonals`]: byte `i` of the result is byte `(i + k) mod 16` of `x`.

@@ -6,8 +6,8 @@
 //! - **gfni** (`x86_avx512_gfni`, x86-64 with AVX-512 F/BW/VBMI and GFNI) — the default where present:
 //!   constant-time. The S-box is a 256-byte table held in four registers (`VPERMI2B`), the linear map
 //!   is sixteen `GF2P8MULB` products after a change of field basis (`aes_field`); four blocks per
-//!   512-bit register. Single blocks and the single-stream chains (CBC and CFB encryption, OFB, the
-//!   OMAC chain, through [`BlockCipher::feedback_chain`]) take a one-block
+//!   512-bit register. Single blocks (both directions) and the single-stream chains (CBC and CFB
+//!   encryption, OFB, the OMAC chain, through [`BlockCipher::feedback_chain`]) take a one-block
 //!   kernel with a shorter dependency chain (`x86_avx512_gfni_chain`: four products per round, the
 //!   chaining value kept in a register). CTR from 64 blocks on has a fused path
 //!   ([`BlockCipher::ctr_xor`]): counters made byte-sliced, their shared bytes' first round once per
@@ -228,8 +228,10 @@ impl Kuznyechik {
             #[cfg(target_arch = "x86_64")]
             Backend::Gfni => {
                 let mut round_keys = cipher.round_keys();
-                let kernel = x86_avx512_gfni::GfniKeys::new(&round_keys);
+                let mut inv_keys = cipher.inv_keys.map(u128::to_be_bytes);
+                let kernel = x86_avx512_gfni::GfniKeys::new(&round_keys, &inv_keys);
                 round_keys.zeroize();
+                inv_keys.zeroize();
                 Kernel::Gfni(kernel.ok_or(unavailable)?)
             }
             _ => Kernel::Portable,

@@ -76,19 +76,26 @@ pub(super) struct GfniKeys {
     pub(super) keys: [[u8; 16]; 10],
     /// The same keys in the spread layout of the one-block kernel (`x86_avx512_gfni_chain`).
     spread: [[u8; 64]; 10],
+    /// That kernel's decryption keys: `L^-1(K_10)..L^-1(K_2)`, then K_1, spread.
+    spread_inv: [[u8; 64]; 10],
     /// K_2..K_10 in the form the byte-sliced encryption adds them during L ([`sliced_key`]), each
     /// byte repeated in a dword for an embedded broadcast.
     pub(super) sliced: [[u32; 16]; 9],
 }
 
 impl GfniKeys {
-    /// Maps the round keys, or returns `None` when this CPU lacks AVX-512 VBMI or GFNI.
-    pub(super) fn new(round_keys: &[[u8; 16]; 10]) -> Option<GfniKeys> {
+    /// Maps the round keys K_1..K_10 and `inv_keys` (K_1, then `L^-1(K_2)..L^-1(K_10)`, all in
+    /// wire order), or returns `None` when this CPU lacks AVX-512 VBMI or GFNI.
+    pub(super) fn new(round_keys: &[[u8; 16]; 10], inv_keys: &[[u8; 16]; 10]) -> Option<GfniKeys> {
         if !supported() {
             return None;
         }
         let keys = round_keys.map(|k| to_aes_basis(&k));
         let spread = core::array::from_fn(|i| spread_key(&keys[i], i == 0));
+        let spread_inv = core::array::from_fn(|i| match i {
+            9 => spread_key(&keys[0], true),
+            _ => spread_key(&to_aes_basis(&inv_keys[9 - i]), false),
+        });
         let columns = &gfni_constants().sliced_columns;
         let sliced = core::array::from_fn(|i| {
             // SAFETY: `supported()` above found AVX-512 F/BW and GFNI.
@@ -98,6 +105,7 @@ impl GfniKeys {
         Some(GfniKeys {
             keys,
             spread,
+            spread_inv,
             sliced,
         })
     }
@@ -142,6 +150,10 @@ impl GfniKeys {
 
     /// Decrypts every whole 16-byte block of `data` in place.
     pub(super) fn decrypt_blocks(&self, data: &mut [u8]) {
+        if data.len() / 16 == 1 {
+            // SAFETY: as in `encrypt_blocks`.
+            return unsafe { x86_avx512_gfni_chain::decrypt_block(&self.spread_inv, data) };
+        }
         // SAFETY: as in `encrypt_blocks`.
         unsafe { blocks::<false>(self, data) }
     }

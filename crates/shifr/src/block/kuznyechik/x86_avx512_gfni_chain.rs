@@ -1,6 +1,7 @@
 //! One Kuznyechik block at a time with the shortest dependency chain the constant-time backend
-//! (AVX-512 F/BW/VBMI and GFNI) knows: for single-block calls (one-block CTR messages included,
-//! their key stream XORed into the data from the register) and for the single-stream feedback
+//! (AVX-512 F/BW/VBMI and GFNI) knows: for single-block calls in both directions (one-block CTR
+//! messages included, their key stream XORed into the data from the register) and for the
+//! single-stream feedback
 //! modes (CBC encryption, CFB encryption, OFB, the CBC-MAC chain of OMAC), where each block needs
 //! the previous one and only latency counts.
 //!
@@ -11,6 +12,11 @@
 //!   `GF2P8MULB` multiply by L's coefficients, two three-input XORs add them and the round key, and
 //!   three in-lane dword shuffles (`VPSHUFD`) with two XORs sum the four dwords of every lane: 256
 //!   products in four instructions instead of sixteen, and the result is spread again.
+//!
+//! Decryption runs the same two steps with `pi^-1` and the spread form of `L^-1`, in the order
+//! `X[K_1] S^-1 (L^-1 X[K_2] S^-1) ... (L^-1 X[K_10])`: each key but `K_1` moves inside the
+//! `L^-1` after it as `L^-1(K_i)`, so every round is again one substitution and one keyed linear
+//! step.
 //!
 //! Per call, not per block: constants and round keys are loaded into registers once; the chaining
 //! value stays in a register, spread and in the AES-field basis, from block to block, so only the data
@@ -24,7 +30,7 @@ use core::arch::x86_64::{
     _mm512_ternarylogic_epi64, _mm512_xor_si512,
 };
 
-use super::aes_field::{gfni_constants, GfniConstants};
+use super::aes_field::{gfni_constants, GfniConstants, Spread};
 
 /// What each block of a chained run does with the chaining value `R` (`E` the cipher, `B` the block).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -46,7 +52,9 @@ struct Registers {
     compact: __m512i,
     to_aes: __m512i,
     from_aes: __m512i,
-    /// K_1 in every dword, then K_2..K_10 in dword 0 of each lane (see `aes_field::spread_key`).
+    /// Encryption: K_1 in every dword, then K_2..K_10 in dword 0 of each lane (see
+    /// `aes_field::spread_key`). Decryption: `L^-1(K_10)..L^-1(K_2)` in dword 0, then K_1 in every
+    /// dword.
     keys: [__m512i; 10],
 }
 
@@ -66,15 +74,22 @@ fn load_quarter(table: &[u8; 256], i: usize) -> __m512i {
     unsafe { _mm512_loadu_si512(table.as_ptr().add(start).cast()) }
 }
 
+/// The registers of one direction: `sbox` and `linear` are `c.sbox` and `c.spread` to encrypt,
+/// `c.sbox_inv` and `c.spread_inv` to decrypt.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn load_registers(c: &GfniConstants, keys: &[[u8; 64]; 10]) -> Registers {
+fn load_registers(
+    c: &GfniConstants,
+    sbox: &[u8; 256],
+    linear: &Spread,
+    keys: &[[u8; 64]; 10],
+) -> Registers {
     Registers {
-        sbox: core::array::from_fn(|i| load_quarter(&c.sbox, i)),
-        gather: c.spread.gather.each_ref().map(|b| load64(b)),
-        columns: c.spread.columns.each_ref().map(|b| load64(b)),
-        expand: load64(&c.spread.expand),
-        compact: load64(&c.spread.compact),
+        sbox: core::array::from_fn(|i| load_quarter(sbox, i)),
+        gather: linear.gather.each_ref().map(|b| load64(b)),
+        columns: linear.columns.each_ref().map(|b| load64(b)),
+        expand: load64(&linear.expand),
+        compact: load64(&linear.compact),
         to_aes: _mm512_set1_epi64(c.to_aes as i64),
         from_aes: _mm512_set1_epi64(c.from_aes as i64),
         keys: keys.each_ref().map(|b| load64(b)),
@@ -111,14 +126,19 @@ fn linear_xor(x: __m512i, r: &Registers, k: __m512i) -> __m512i {
     _mm512_xor_si512(xor3(s, swap_halves, swap_pairs), reverse)
 }
 
-/// Rounds 1..9 after the first key addition (`x` already holds `X ^ K_1`), ending with `K_10`.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
-fn rounds(mut x: __m512i, r: &Registers) -> __m512i {
-    for k in &r.keys[1..] {
-        x = linear_xor(substitute(x, &r.sbox), r, *k);
-    }
-    x
+/// Encryption rounds 1..9 after the first key addition (`$x` already holds `X ^ K_1`), ending with
+/// `K_10`, with the registers `$r`. A macro, not a function: as a function its inlining into the
+/// kernels sits at LLVM's cost threshold, and unrelated changes in this module (another caller of
+/// the helpers, another parameter) made it a call, which costs a third of one-block encryption.
+macro_rules! rounds {
+    ($x:expr, $r:expr) => {{
+        let r: &Registers = $r;
+        let mut x: __m512i = $x;
+        for k in &r.keys[1..] {
+            x = linear_xor(substitute(x, &r.sbox), r, *k);
+        }
+        x
+    }};
 }
 
 /// A block from memory (16 bytes) to the spread layout in the AES-field basis.
@@ -159,19 +179,35 @@ fn store_partial(bytes: &mut [u8], v: __m512i) {
 /// the CPU features.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 pub(super) fn encrypt_block(keys: &[[u8; 64]; 10], block: &mut [u8]) {
-    let r = load_registers(gfni_constants(), keys);
+    let c = gfni_constants();
+    let r = load_registers(c, &c.sbox, &c.spread, keys);
     let x = _mm512_xor_si512(load_block(block, &r), r.keys[0]);
-    store_partial(block, unspread(rounds(x, &r), &r));
+    store_partial(block, unspread(rounds!(x, &r), &r));
+}
+
+/// Decrypts the first 16 bytes of `block` (at most 16 are touched) in place, with the decryption
+/// keys of [`Registers::keys`]; the caller has checked the CPU features.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+pub(super) fn decrypt_block(keys: &[[u8; 64]; 10], block: &mut [u8]) {
+    let c = gfni_constants();
+    let r = load_registers(c, &c.sbox_inv, &c.spread_inv, keys);
+    let mut y = linear_xor(load_block(block, &r), &r, r.keys[0]);
+    for k in &r.keys[1..9] {
+        y = linear_xor(substitute(y, &r.sbox), &r, *k);
+    }
+    y = _mm512_xor_si512(substitute(y, &r.sbox), r.keys[9]);
+    store_partial(block, unspread(y, &r));
 }
 
 /// CTR for a message of at most one block: XORs `E(counter)` into `data` (at most 16 bytes are
 /// touched). The key stream stays in a register; the caller has checked the CPU features.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 pub(super) fn ctr_block(keys: &[[u8; 64]; 10], counter: &[u8; 16], data: &mut [u8]) {
-    let r = load_registers(gfni_constants(), keys);
+    let c = gfni_constants();
+    let r = load_registers(c, &c.sbox, &c.spread, keys);
     let text = load_partial(data);
     let x = _mm512_xor_si512(load_block(counter, &r), r.keys[0]);
-    store_partial(data, _mm512_xor_si512(unspread(rounds(x, &r), &r), text));
+    store_partial(data, _mm512_xor_si512(unspread(rounds!(x, &r), &r), text));
 }
 
 /// Runs `mode` over `data` (whole blocks; for [`Chain::Ofb`] the last may be partial) from and back
@@ -179,7 +215,8 @@ pub(super) fn ctr_block(keys: &[[u8; 64]; 10], counter: &[u8; 16], data: &mut [u
 /// features.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 pub(super) fn chain(keys: &[[u8; 64]; 10], mode: Chain, iv: &mut [u8], data: &mut [u8]) {
-    let r = load_registers(gfni_constants(), keys);
+    let c = gfni_constants();
+    let r = load_registers(c, &c.sbox, &c.spread, keys);
     let mut state = load_block(iv, &r);
     // Each block's input is loaded and mapped one block ahead: the rounds of a block fill the
     // reorder window, and CBC needs its input at the start of the chain.
@@ -191,15 +228,15 @@ pub(super) fn chain(keys: &[[u8; 64]; 10], mode: Chain, iv: &mut [u8], data: &mu
         next = load_block(&data[end..], &r);
         let out = match mode {
             Chain::Cbc => {
-                state = rounds(xor3(state, input, r.keys[0]), &r);
+                state = rounds!(xor3(state, input, r.keys[0]), &r);
                 state
             }
             Chain::Cfb => {
-                state = _mm512_xor_si512(rounds(_mm512_xor_si512(state, r.keys[0]), &r), input);
+                state = _mm512_xor_si512(rounds!(_mm512_xor_si512(state, r.keys[0]), &r), input);
                 state
             }
             Chain::Ofb => {
-                state = rounds(_mm512_xor_si512(state, r.keys[0]), &r);
+                state = rounds!(_mm512_xor_si512(state, r.keys[0]), &r);
                 _mm512_xor_si512(state, input)
             }
         };
@@ -213,14 +250,15 @@ pub(super) fn chain(keys: &[[u8; 64]; 10], mode: Chain, iv: &mut [u8], data: &mu
 /// (16 bytes); the caller has checked the CPU features.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 pub(super) fn cbc_mac(keys: &[[u8; 64]; 10], state: &mut [u8], data: &[u8]) {
-    let r = load_registers(gfni_constants(), keys);
+    let c = gfni_constants();
+    let r = load_registers(c, &c.sbox, &c.spread, keys);
     let mut x = load_block(state, &r);
     // Inputs loaded one block ahead, as in `chain`.
     let mut next = load_block(data, &r);
     for start in (0..data.len() / 16 * 16).step_by(16) {
         let input = next;
         next = load_block(&data[start + 16..], &r);
-        x = rounds(xor3(x, input, r.keys[0]), &r);
+        x = rounds!(xor3(x, input, r.keys[0]), &r);
     }
     store_partial(state, unspread(x, &r));
 }
