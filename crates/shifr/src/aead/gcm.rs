@@ -260,29 +260,24 @@ impl AesGcm {
         self.prepare(nonce, aad, data)
     }
 
-    /// Seals one part of a split message: `part` starts `block_offset` blocks into the text, so its
-    /// counters continue from inc32 applied that many times; returns the part's GHASH partial sum
-    /// (its ciphertext hashed from a zero state, a final partial block zero-padded).
-    pub(crate) fn seal_part(
+    /// Seals (or, with `DECRYPT`, opens) one part of a split message in one pass: `part` starts
+    /// `block_offset` blocks into the text, so its counters continue from inc32 applied that many
+    /// times; returns the part's GHASH partial sum (its ciphertext hashed from a zero state, a
+    /// final partial block zero-padded).
+    pub(crate) fn crypt_part<const DECRYPT: bool>(
         &self,
         j0: &[u8; 16],
         block_offset: usize,
         part: &mut [u8],
     ) -> [u8; 16] {
         let mut g = self.ghash.clone();
-        self.crypt_and_hash::<false>(&inc32_by(j0, block_offset), &mut g, part);
+        self.crypt_and_hash::<DECRYPT>(&inc32_by(j0, block_offset), &mut g, part);
         g.finalize()
     }
 
-    /// The GHASH partial sum of one part of a split ciphertext (as [`AesGcm::seal_part`] returns).
-    pub(crate) fn hash_part(&self, part: &[u8]) -> [u8; 16] {
-        let mut g = self.ghash.clone();
-        g.update(part);
-        g.finalize()
-    }
-
-    /// Decrypts one part of a split ciphertext that starts `block_offset` blocks into the text.
-    pub(crate) fn decrypt_part(&self, j0: &[u8; 16], block_offset: usize, part: &mut [u8]) {
+    /// XORs the key stream of the part `block_offset` blocks into a split message: gives an
+    /// opened part its ciphertext back.
+    pub(crate) fn keystream_part(&self, j0: &[u8; 16], block_offset: usize, part: &mut [u8]) {
         self.apply_keystream(&inc32_by(j0, block_offset), part);
     }
 

@@ -532,11 +532,13 @@ impl<C: BlockCipher> Mgm<C> {
         self.n
     }
 
-    /// Seals one part of a split message, `block_offset` blocks into the text, after `aad_len`
-    /// bytes of AAD: the key stream from `Y_(1+offset)` (`incr_r` jumps by adding to the right
-    /// half) and the unreduced sum of `H_i * C_i` from `Z_(h+1+offset)` (the left half).
-    pub(crate) fn seal_part(
+    /// Seals (or, for [`Direction::Open`], opens) one part of a split message in one pass,
+    /// `block_offset` blocks into the text, after `aad_len` bytes of AAD: the key stream from
+    /// `Y_(1+offset)` (`incr_r` jumps by adding to the right half) and the unreduced sum of
+    /// `H_i * C_i` from `Z_(h+1+offset)` (the left half).
+    pub(crate) fn crypt_part(
         &self,
+        direction: Direction,
         (y1, z1): (u128, u128),
         aad_len: usize,
         block_offset: usize,
@@ -545,7 +547,7 @@ impl<C: BlockCipher> Mgm<C> {
         let h = aad_len.div_ceil(self.n);
         let mut acc = Wide::default();
         self.crypt_and_hash(
-            Direction::Seal,
+            direction,
             self.add_r(y1, block_offset),
             self.add_l(z1, h + block_offset),
             &[],
@@ -556,22 +558,9 @@ impl<C: BlockCipher> Mgm<C> {
         acc
     }
 
-    /// The unreduced sum of one part of a split ciphertext (as [`Mgm::seal_part`] returns).
-    pub(crate) fn hash_part(
-        &self,
-        z1: u128,
-        aad_len: usize,
-        block_offset: usize,
-        part: &[u8],
-    ) -> Wide {
-        let h = aad_len.div_ceil(self.n);
-        let mut acc = Wide::default();
-        self.hash(self.add_l(z1, h + block_offset), part, None, &mut acc);
-        acc
-    }
-
-    /// Decrypts one part of a split ciphertext, `block_offset` blocks into the text.
-    pub(crate) fn decrypt_part(&self, y1: u128, block_offset: usize, part: &mut [u8]) {
+    /// XORs the key stream of the part `block_offset` blocks into a split message: gives an
+    /// opened part its ciphertext back.
+    pub(crate) fn keystream_part(&self, y1: u128, block_offset: usize, part: &mut [u8]) {
         self.apply_keystream(self.add_r(y1, block_offset), part);
     }
 
@@ -606,7 +595,7 @@ impl<C: BlockCipher> Mgm<C> {
 
 /// Which way [`Mgm::crypt_and_hash`] runs: the hash always covers the ciphertext.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Direction {
+pub(crate) enum Direction {
     Seal,
     Open,
 }

@@ -17,14 +17,15 @@
 //!   the parts' sums simply add (XOR).
 //!
 //! Each part runs the AEAD module's own kernels (the stitched VAES-512 + VPCLMULQDQ loop for GCM),
-//! through narrow crate-internal entry points. `open` first hashes the parts in parallel, compares
-//! the tag in constant time, and only then decrypts the parts in parallel: on failure the buffer is
-//! untouched, as in the single-thread `open`. Messages below [`Engine::min_parallel`] bytes go to
-//! the single-thread call itself.
+//! through narrow crate-internal entry points. `open` is one pass too, as in the single-thread
+//! `open`: each part is hashed and decrypted together, then the tag is compared in constant time;
+//! if it does not match (or any part failed), every opened part gets its key stream applied once
+//! more, in parallel, so the buffer holds its ciphertext again when the error returns. Messages
+//! below [`Engine::min_parallel`] bytes go to the single-thread call itself.
 
 use super::Engine;
 use crate::aead::gcm::AesGcm;
-use crate::aead::mgm::Mgm;
+use crate::aead::mgm::{Direction, Mgm};
 use crate::aead::mgm_field::Wide;
 use crate::aead::{Aead, Tag};
 use crate::block::BlockCipher;
@@ -35,8 +36,9 @@ use crate::{Error, Result};
 const GCM_BLOCK: usize = 16;
 
 /// The piece-wise steps of an AEAD whose message [`Engine`] can split: start a message, encrypt
-/// and hash a part from its own counter, hash a part, decrypt a part, combine the parts' sums into
-/// the tag. Implemented for AES-GCM, MGM, ChaCha20-Poly1305 and XChaCha20-Poly1305.
+/// and hash a part from its own counter, hash and decrypt a part, apply a part's key stream again,
+/// combine the parts' sums into the tag. Implemented for AES-GCM, MGM, ChaCha20-Poly1305 and
+/// XChaCha20-Poly1305, whose texts are a key stream XORed into the data.
 pub trait ParallelAead: Aead {
     /// What a message's parts share (initial counters, the message's one-time key).
     type Message: Sync;
@@ -61,12 +63,19 @@ pub trait ParallelAead: Aead {
         part: &mut [u8],
     ) -> Result<Self::Sum>;
 
-    /// The hash sum of the ciphertext part `offset` bytes into the message.
-    fn hash_part(&self, m: &Self::Message, aad_len: usize, offset: usize, part: &[u8])
-        -> Self::Sum;
+    /// Decrypts the ciphertext part `offset` bytes into the message in place and returns the hash
+    /// sum of its ciphertext (the sum `seal_part` returned for it), in one pass.
+    fn open_part(
+        &self,
+        m: &Self::Message,
+        aad_len: usize,
+        offset: usize,
+        part: &mut [u8],
+    ) -> Result<Self::Sum>;
 
-    /// Decrypts the part `offset` bytes into the message in place.
-    fn decrypt_part(&self, m: &Self::Message, offset: usize, part: &mut [u8]) -> Result<()>;
+    /// XORs the key stream of the part `offset` bytes into the message into `part`: gives a part
+    /// that `open_part` decrypted its ciphertext back.
+    fn keystream_part(&self, m: &Self::Message, offset: usize, part: &mut [u8]) -> Result<()>;
 
     /// The tag from the parts' sums and lengths, in message order.
     fn tag(
@@ -103,8 +112,10 @@ impl Engine {
         aead.tag(&m, aad, len, &mut sums)
     }
 
-    /// [`Aead::open`] of `aead` with the message split over this engine's threads. The tag is
-    /// checked before anything is decrypted; on any failure `data` is left as it was.
+    /// [`Aead::open`] of `aead` with the message split over this engine's threads, in one pass
+    /// over the data. On any failure `data` holds its ciphertext again when the error returns,
+    /// except after a panic inside a part (a bug, returned as an error), which leaves that part's
+    /// bytes unspecified.
     pub fn open<A: ParallelAead>(
         &self,
         aead: &A,
@@ -120,17 +131,32 @@ impl Engine {
         aead.check_tag_len(tag)?;
         let len = data.len();
         let m = aead.begin(nonce, aad, data)?;
-        let mut sums = self.split_map(data, &ranges, |offset, part| {
-            (aead.hash_part(&m, aad.len(), offset, part), part.len())
+        let opened = self.split_map(data, &ranges, |offset, part| {
+            let bytes = part.len();
+            aead.open_part(&m, aad.len(), offset, part)
+                .map(|s| (s, bytes))
         })?;
-        let expected = aead.tag(&m, aad, len, &mut sums)?;
-        if !ct_eq(expected.as_ref(), tag) {
-            return Err(Error::AuthenticationFailed);
+        let done: Vec<bool> = opened.iter().map(Result::is_ok).collect();
+        let verdict = opened
+            .into_iter()
+            .collect::<Result<Vec<_>>>()
+            .and_then(|mut sums| aead.tag(&m, aad, len, &mut sums))
+            .and_then(|expected| match ct_eq(expected.as_ref(), tag) {
+                true => Ok(()),
+                false => Err(Error::AuthenticationFailed),
+            });
+        if verdict.is_err() {
+            // The same key stream again turns every opened part back into its ciphertext: nothing
+            // unauthenticated is left in the buffer.
+            let restored = self.split_map(data, &ranges, |offset, part| {
+                match ranges.iter().position(|r| r.start == offset) {
+                    Some(i) if done[i] => aead.keystream_part(&m, offset, part),
+                    _ => Ok(()),
+                }
+            })?;
+            restored.into_iter().collect::<Result<()>>()?;
         }
-        let results = self.split_map(data, &ranges, |offset, part| {
-            aead.decrypt_part(&m, offset, part)
-        })?;
-        results.into_iter().collect()
+        verdict
     }
 }
 
@@ -158,15 +184,21 @@ impl ParallelAead for AesGcm {
         offset: usize,
         part: &mut [u8],
     ) -> Result<[u8; 16]> {
-        Ok(AesGcm::seal_part(self, j0, offset / GCM_BLOCK, part))
+        Ok(self.crypt_part::<false>(j0, offset / GCM_BLOCK, part))
     }
 
-    fn hash_part(&self, _: &[u8; 16], _: usize, _: usize, part: &[u8]) -> [u8; 16] {
-        AesGcm::hash_part(self, part)
+    fn open_part(
+        &self,
+        j0: &[u8; 16],
+        _: usize,
+        offset: usize,
+        part: &mut [u8],
+    ) -> Result<[u8; 16]> {
+        Ok(self.crypt_part::<true>(j0, offset / GCM_BLOCK, part))
     }
 
-    fn decrypt_part(&self, j0: &[u8; 16], offset: usize, part: &mut [u8]) -> Result<()> {
-        AesGcm::decrypt_part(self, j0, offset / GCM_BLOCK, part);
+    fn keystream_part(&self, j0: &[u8; 16], offset: usize, part: &mut [u8]) -> Result<()> {
+        AesGcm::keystream_part(self, j0, offset / GCM_BLOCK, part);
         Ok(())
     }
 
@@ -205,21 +237,23 @@ impl<C: BlockCipher> ParallelAead for Mgm<C> {
         offset: usize,
         part: &mut [u8],
     ) -> Result<Wide> {
-        Ok(Mgm::seal_part(
-            self,
-            *m,
-            aad_len,
-            offset / self.block_len(),
-            part,
-        ))
+        let block_offset = offset / self.block_len();
+        Ok(self.crypt_part(Direction::Seal, *m, aad_len, block_offset, part))
     }
 
-    fn hash_part(&self, m: &(u128, u128), aad_len: usize, offset: usize, part: &[u8]) -> Wide {
-        Mgm::hash_part(self, m.1, aad_len, offset / self.block_len(), part)
+    fn open_part(
+        &self,
+        m: &(u128, u128),
+        aad_len: usize,
+        offset: usize,
+        part: &mut [u8],
+    ) -> Result<Wide> {
+        let block_offset = offset / self.block_len();
+        Ok(self.crypt_part(Direction::Open, *m, aad_len, block_offset, part))
     }
 
-    fn decrypt_part(&self, m: &(u128, u128), offset: usize, part: &mut [u8]) -> Result<()> {
-        Mgm::decrypt_part(self, m.0, offset / self.block_len(), part);
+    fn keystream_part(&self, m: &(u128, u128), offset: usize, part: &mut [u8]) -> Result<()> {
+        Mgm::keystream_part(self, m.0, offset / self.block_len(), part);
         Ok(())
     }
 

@@ -12,10 +12,10 @@
 //!   fold (a few products per part) runs on Poly1305's own field arithmetic
 //!   (`crate::mac::poly1305_field`).
 //!
-//! Seal encrypts and hashes each part 4 KiB at a time (the data crosses memory once). Open hashes
-//! the parts in parallel, checks the tag in constant time, and only then decrypts the parts in
-//! parallel: a rejected message leaves the buffer untouched. The one-time key and the XChaCha20
-//! subkey are zeroized after use.
+//! Seal encrypts and hashes each part 4 KiB at a time, open hashes and decrypts it 4 KiB at a time
+//! (the data crosses memory once either way). A rejected message gets its key stream applied once
+//! more (`Engine::open`), so the buffer holds its ciphertext again. The one-time key and the
+//! XChaCha20 subkey are zeroized after use.
 
 use super::aead::ParallelAead;
 use super::Engine;
@@ -30,7 +30,8 @@ use zeroize::{Zeroize, Zeroizing};
 /// ChaCha20's block, the unit its messages are cut at.
 const CHACHA_BLOCK: usize = 64;
 
-/// Bytes encrypted and then hashed per step of a sealed part (kept in L1 between the two).
+/// Bytes encrypted and hashed (or hashed and decrypted) per step of a part, kept in L1 between the
+/// two.
 const INTERLEAVE_BYTES: usize = 4096;
 
 const TOO_LONG: Error =
@@ -86,15 +87,21 @@ macro_rules! message_key_steps {
             offset: usize,
             part: &mut [u8],
         ) -> Result<Segment> {
-            k.seal_part(offset, part)
+            k.crypt_part::<false>(offset, part)
         }
 
-        fn hash_part(&self, k: &MessageKey, _: usize, _: usize, part: &[u8]) -> Segment {
-            k.hash_part(part)
+        fn open_part(
+            &self,
+            k: &MessageKey,
+            _: usize,
+            offset: usize,
+            part: &mut [u8],
+        ) -> Result<Segment> {
+            k.crypt_part::<true>(offset, part)
         }
 
-        fn decrypt_part(&self, k: &MessageKey, offset: usize, part: &mut [u8]) -> Result<()> {
-            k.decrypt_part(offset, part)
+        fn keystream_part(&self, k: &MessageKey, offset: usize, part: &mut [u8]) -> Result<()> {
+            k.keystream_part(offset, part)
         }
 
         fn tag(
@@ -190,25 +197,26 @@ impl MessageKey {
         })
     }
 
-    /// Encrypts the part `offset` bytes into the message and hashes its ciphertext,
-    /// [`INTERLEAVE_BYTES`] at a time (the data crosses memory once).
-    fn seal_part(&self, offset: usize, part: &mut [u8]) -> Result<Segment> {
+    /// Encrypts the part `offset` bytes into the message and hashes its ciphertext (with `OPEN`:
+    /// hashes the ciphertext and decrypts it), [`INTERLEAVE_BYTES`] at a time, so the data
+    /// crosses memory once.
+    fn crypt_part<const OPEN: bool>(&self, offset: usize, part: &mut [u8]) -> Result<Segment> {
         let mut cipher = ChaCha20::new(&self.key[..], &self.nonce, block_at(1, offset)?)?;
         let mut mac = Poly1305::from_key(&self.r_key);
         for piece in part.chunks_mut(INTERLEAVE_BYTES) {
+            if OPEN {
+                mac.update(piece);
+            }
             cipher.apply_keystream(piece)?;
-            mac.update(piece);
+            if !OPEN {
+                mac.update(piece);
+            }
         }
         Ok(self.segment(mac, part.len()))
     }
 
-    fn hash_part(&self, part: &[u8]) -> Segment {
-        let mut mac = Poly1305::from_key(&self.r_key);
-        mac.update(part);
-        self.segment(mac, part.len())
-    }
-
-    fn decrypt_part(&self, offset: usize, part: &mut [u8]) -> Result<()> {
+    /// XORs the key stream of the part `offset` bytes into the message into `part`.
+    fn keystream_part(&self, offset: usize, part: &mut [u8]) -> Result<()> {
         ChaCha20::new(&self.key[..], &self.nonce, block_at(1, offset)?)?.apply_keystream(part)
     }
 
