@@ -1,7 +1,8 @@
 //! `shifr report merge`: `shifr bench --json` results from several machines in one seed-style
 //! report — one row per machine with its processor and shifr backends named, the AEADs of the
-//! summary at 16 KiB (shifr and the best peer), each machine's answers, a CSV of the comparison,
-//! the merged rows as CSV, and a bar chart.
+//! summary at 16 KiB (shifr and the best peer; a table for encryption and one for decryption, for
+//! each direction the rows measured), each machine's answers, a CSV of the comparison, the merged
+//! rows as CSV, and a bar chart.
 //!
 //! A machine is the `machine` field of its rows (`shifr bench --machine NAME`, else the host
 //! name); rows without one are named after their file.
@@ -100,15 +101,61 @@ pub fn group(sources: Vec<(String, Vec<Row>)>) -> Vec<Machine> {
     machines
 }
 
-/// shifr and the best peer for `alg` at `bytes` (one thread, one stream, encryption).
-pub fn cell(rows: &[Row], alg: &str, bytes: usize) -> Cell {
+/// A direction a comparison table is made for.
+#[derive(Clone, Copy)]
+struct Direction {
+    /// `Row::direction`.
+    name: &'static str,
+    /// The words its table is introduced with.
+    intro: &'static str,
+    /// Its noun in the chart title.
+    noun: &'static str,
+}
+
+/// The directions, in table order.
+const DIRECTIONS: &[Direction] = &[
+    Direction {
+        name: "encrypt",
+        intro: "Encryption:",
+        noun: "encryption",
+    },
+    Direction {
+        name: "decrypt",
+        intro:
+            "Decryption (AEADs open a sealed message each call, its copy into the buffer counted):",
+        noun: "decryption",
+    },
+];
+
+/// A row that can decide a comparison cell: one thread, one stream, no scenario.
+fn comparable(r: &Row) -> bool {
+    r.threads == 1 && r.streams == 1 && r.scenario.is_none()
+}
+
+/// The directions of [`DIRECTIONS`] that some machine measured; encryption alone when none did,
+/// so that the report still shows its (empty) table.
+fn measured_directions(machines: &[Machine]) -> Vec<Direction> {
+    let measured: Vec<_> = DIRECTIONS
+        .iter()
+        .copied()
+        .filter(|d| {
+            machines
+                .iter()
+                .flat_map(|m| &m.rows)
+                .any(|r| r.direction == d.name && comparable(r))
+        })
+        .collect();
+    if measured.is_empty() {
+        DIRECTIONS[..1].to_vec()
+    } else {
+        measured
+    }
+}
+
+/// shifr and the best peer for `alg` at `bytes` in `direction` (one thread, one stream).
+pub fn cell(rows: &[Row], alg: &str, bytes: usize, direction: &str) -> Cell {
     let fitting = rows.iter().filter(|r| {
-        r.algorithm == alg
-            && r.bytes == bytes
-            && r.threads == 1
-            && r.streams == 1
-            && r.direction == "encrypt"
-            && r.scenario.is_none()
+        r.algorithm == alg && r.bytes == bytes && r.direction == direction && comparable(r)
     });
     let mut shifr: Option<&Row> = None;
     let mut peer: Option<&Row> = None;
@@ -151,13 +198,12 @@ pub fn write(machines: &[Machine], out: &Path) -> Result<Vec<PathBuf>, BenchErro
     md.heading(1, "shifr bench on several machines");
     md.para(
         "One row per machine. Each cell: shifr's MB/s (10^6 bytes/s, median sample; the backend that \
-         ran) / the fastest peer's MB/s (its name), one thread encrypting 16 KiB messages. \"busy\": \
-         the row was contended when measured (see docs/BENCHMARKS.md), so the cell is not to be \
-         compared.",
+         ran) / the fastest peer's MB/s (its name), one thread, 16 KiB messages. \"busy\": the row \
+         was contended when measured (see docs/BENCHMARKS.md), so the cell is not to be compared.",
     );
     let mut header = vec!["Machine", "CPU", "shifr backends"];
     header.extend(COLUMNS.iter().map(|(a, _)| *a));
-    let mut table = Vec::new();
+    let directions = measured_directions(machines);
     let mut comparison = Csv::new(&[
         "machine",
         "cpu",
@@ -169,40 +215,46 @@ pub fn write(machines: &[Machine], out: &Path) -> Result<Vec<PathBuf>, BenchErro
         "best_peer",
         "best_peer_mb_s",
         "busy",
+        "direction",
     ]);
-    for m in machines {
-        let mut line = vec![m.name.clone(), m.cpu.clone(), m.backends.clone()];
-        for (alg, bytes) in COLUMNS {
-            let c = cell(&m.rows, alg, *bytes);
-            line.push(cell_text(&c));
-            let (shifr_mb, shifr_backend) = c
-                .shifr
-                .as_ref()
-                .map_or((String::new(), String::new()), |(mb, b)| {
-                    (format!("{mb:.1}"), b.clone())
-                });
-            let (peer, peer_mb) = c
-                .peer
-                .as_ref()
-                .map_or((String::new(), String::new()), |(n, mb)| {
-                    (n.clone(), format!("{mb:.1}"))
-                });
-            comparison.row(vec![
-                m.name.clone(),
-                m.cpu.clone(),
-                m.backends.clone(),
-                alg.to_string(),
-                bytes.to_string(),
-                shifr_mb,
-                shifr_backend,
-                peer,
-                peer_mb,
-                c.busy.to_string(),
-            ]);
+    for d in &directions {
+        md.para(d.intro);
+        let mut table = Vec::new();
+        for m in machines {
+            let mut line = vec![m.name.clone(), m.cpu.clone(), m.backends.clone()];
+            for (alg, bytes) in COLUMNS {
+                let c = cell(&m.rows, alg, *bytes, d.name);
+                line.push(cell_text(&c));
+                let (shifr_mb, shifr_backend) = c
+                    .shifr
+                    .as_ref()
+                    .map_or((String::new(), String::new()), |(mb, b)| {
+                        (format!("{mb:.1}"), b.clone())
+                    });
+                let (peer, peer_mb) = c
+                    .peer
+                    .as_ref()
+                    .map_or((String::new(), String::new()), |(n, mb)| {
+                        (n.clone(), format!("{mb:.1}"))
+                    });
+                comparison.row(vec![
+                    m.name.clone(),
+                    m.cpu.clone(),
+                    m.backends.clone(),
+                    alg.to_string(),
+                    bytes.to_string(),
+                    shifr_mb,
+                    shifr_backend,
+                    peer,
+                    peer_mb,
+                    c.busy.to_string(),
+                    d.name.to_string(),
+                ]);
+            }
+            table.push(line);
         }
-        table.push(line);
+        md.table(&header, &table);
     }
-    md.table(&header, &table);
     md.heading(2, "The answer on each machine");
     let mut header = vec!["Machine"];
     header.extend(summary::USES.iter().map(|u| u.label));
@@ -227,8 +279,9 @@ pub fn write(machines: &[Machine], out: &Path) -> Result<Vec<PathBuf>, BenchErro
     md.table(&header, &answers);
     md.para("Each cell: the fastest AEAD for that use on that machine, and the implementation that ran it fastest.");
     md.image("shifr MB/s per machine", "machines.png");
+    let charted = directions[0];
     let chart = Chart {
-        title: "shifr, one thread, 16 KiB messages".into(),
+        title: format!("shifr, one thread, 16 KiB messages, {}", charted.noun),
         x_label: "algorithm".into(),
         y_label: "MB/s".into(),
         kind: Kind::Bars,
@@ -241,7 +294,7 @@ pub fn write(machines: &[Machine], out: &Path) -> Result<Vec<PathBuf>, BenchErro
                     .iter()
                     .enumerate()
                     .filter_map(|(i, (alg, bytes))| {
-                        cell(&m.rows, alg, *bytes)
+                        cell(&m.rows, alg, *bytes, charted.name)
                             .shifr
                             .map(|(mb, _)| (i as f64, mb))
                     })
@@ -295,9 +348,67 @@ mod tests {
         assert_eq!(names, ["x", "a"]);
         assert_eq!(machines[0].rows.len(), 2);
         assert_eq!(machines[0].cpu, "Some CPU");
-        let c = cell(&machines[0].rows, "aes-128-gcm", 16384);
+        let c = cell(&machines[0].rows, "aes-128-gcm", 16384, "encrypt");
         assert_eq!(c.shifr.map(|s| s.0), Some(1.0));
         assert_eq!(c.peer, Some(("ring".to_string(), 3.0)));
-        assert!(cell(&machines[0].rows, "magma-mgm", 16384).shifr.is_none());
+        assert!(cell(&machines[0].rows, "magma-mgm", 16384, "encrypt")
+            .shifr
+            .is_none());
+        assert_eq!(
+            cell(&machines[0].rows, "aes-128-gcm", 16384, "decrypt"),
+            Cell {
+                shifr: None,
+                peer: None,
+                busy: false
+            }
+        );
+    }
+
+    fn decrypting(mut r: Row) -> Row {
+        r.direction = "decrypt".into();
+        r
+    }
+
+    #[test]
+    fn decryption_rows_get_their_own_table_and_csv_lines() {
+        let rows = vec![
+            row(Some("x"), "shifr", "aes-128-gcm", 10.0),
+            row(Some("x"), "ring", "aes-128-gcm", 9.0),
+            decrypting(row(Some("x"), "shifr", "aes-128-gcm", 8.0)),
+            decrypting(row(Some("x"), "ring", "aes-128-gcm", 7.0)),
+        ];
+        let machines = group(vec![("a".into(), rows.clone())]);
+        let c = cell(&machines[0].rows, "aes-128-gcm", 16384, "decrypt");
+        assert_eq!(c.shifr.map(|s| s.0), Some(8.0));
+        assert_eq!(c.peer, Some(("ring".to_string(), 7.0)));
+
+        let out = std::env::temp_dir().join(format!("shifr-merge-test-{}", std::process::id()));
+        let check = |machines: &[Machine], tables: &[&str]| {
+            write(machines, &out).unwrap();
+            let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+            let intros: Vec<&str> = DIRECTIONS
+                .iter()
+                .filter(|d| md.contains(d.intro))
+                .map(|d| d.name)
+                .collect();
+            assert_eq!(intros, tables, "{md}");
+            let csv = std::fs::read_to_string(out.join("machines.csv")).unwrap();
+            for d in tables {
+                let lines = csv.lines().filter(|l| l.ends_with(&format!(",{d}")));
+                assert_eq!(lines.count(), COLUMNS.len(), "{csv}");
+            }
+            assert_eq!(csv.lines().count(), 1 + COLUMNS.len() * tables.len());
+            md
+        };
+        let md = check(&machines, &["encrypt", "decrypt"]);
+        assert!(md.contains("10 (") && md.contains("8 (") && md.contains("7 (ring)"));
+        // Decryption alone: its table, and the chart from it.
+        let opened = group(vec![("a".into(), rows[2..].to_vec())]);
+        check(&opened, &["decrypt"]);
+        // No comparable row (only a two-thread one): the (empty) encryption table still stands.
+        let mut threaded = rows[2].clone();
+        threaded.threads = 2;
+        check(&group(vec![("a".into(), vec![threaded])]), &["encrypt"]);
+        std::fs::remove_dir_all(&out).unwrap();
     }
 }
