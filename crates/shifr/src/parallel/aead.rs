@@ -36,7 +36,7 @@ use crate::{Error, Result};
 const GCM_BLOCK: usize = 16;
 
 /// The piece-wise steps of an AEAD whose message [`Engine`] can split: start a message, encrypt
-/// and hash a part from its own counter, hash and decrypt a part, apply a part's key stream again,
+/// and hash (or hash and decrypt) a part from its own counter, apply a part's key stream again,
 /// combine the parts' sums into the tag. Implemented for AES-GCM, MGM, ChaCha20-Poly1305 and
 /// XChaCha20-Poly1305, whose texts are a key stream XORed into the data.
 pub trait ParallelAead: Aead {
@@ -54,27 +54,20 @@ pub trait ParallelAead: Aead {
     /// Checks the length of a tag given to `open` (as the single-thread `open` does).
     fn check_tag_len(&self, tag: &[u8]) -> Result<()>;
 
-    /// Encrypts the part `offset` bytes into the message in place and returns its hash sum.
-    fn seal_part(
+    /// Encrypts the part `offset` bytes into the message in place and returns the hash sum of its
+    /// ciphertext; with `open`, decrypts the ciphertext part in place and returns the same sum.
+    /// One pass over the part either way.
+    fn crypt_part(
         &self,
         m: &Self::Message,
         aad_len: usize,
         offset: usize,
         part: &mut [u8],
-    ) -> Result<Self::Sum>;
-
-    /// Decrypts the ciphertext part `offset` bytes into the message in place and returns the hash
-    /// sum of its ciphertext (the sum `seal_part` returned for it), in one pass.
-    fn open_part(
-        &self,
-        m: &Self::Message,
-        aad_len: usize,
-        offset: usize,
-        part: &mut [u8],
+        open: bool,
     ) -> Result<Self::Sum>;
 
     /// XORs the key stream of the part `offset` bytes into the message into `part`: gives a part
-    /// that `open_part` decrypted its ciphertext back.
+    /// that `crypt_part` opened its ciphertext back.
     fn keystream_part(&self, m: &Self::Message, offset: usize, part: &mut [u8]) -> Result<()>;
 
     /// The tag from the parts' sums and lengths, in message order.
@@ -105,7 +98,7 @@ impl Engine {
         let m = aead.begin(nonce, aad, data)?;
         let sums = self.split_map(data, &ranges, |offset, part| {
             let bytes = part.len();
-            aead.seal_part(&m, aad.len(), offset, part)
+            aead.crypt_part(&m, aad.len(), offset, part, false)
                 .map(|s| (s, bytes))
         })?;
         let mut sums = sums.into_iter().collect::<Result<Vec<_>>>()?;
@@ -133,7 +126,7 @@ impl Engine {
         let m = aead.begin(nonce, aad, data)?;
         let opened = self.split_map(data, &ranges, |offset, part| {
             let bytes = part.len();
-            aead.open_part(&m, aad.len(), offset, part)
+            aead.crypt_part(&m, aad.len(), offset, part, true)
                 .map(|s| (s, bytes))
         })?;
         let done: Vec<bool> = opened.iter().map(Result::is_ok).collect();
@@ -177,24 +170,19 @@ impl ParallelAead for AesGcm {
         self.check_open_tag_len(tag)
     }
 
-    fn seal_part(
+    fn crypt_part(
         &self,
         j0: &[u8; 16],
         _: usize,
         offset: usize,
         part: &mut [u8],
+        open: bool,
     ) -> Result<[u8; 16]> {
-        Ok(self.crypt_part::<false>(j0, offset / GCM_BLOCK, part))
-    }
-
-    fn open_part(
-        &self,
-        j0: &[u8; 16],
-        _: usize,
-        offset: usize,
-        part: &mut [u8],
-    ) -> Result<[u8; 16]> {
-        Ok(self.crypt_part::<true>(j0, offset / GCM_BLOCK, part))
+        let block_offset = offset / GCM_BLOCK;
+        Ok(match open {
+            false => AesGcm::crypt_part::<false>(self, j0, block_offset, part),
+            true => AesGcm::crypt_part::<true>(self, j0, block_offset, part),
+        })
     }
 
     fn keystream_part(&self, j0: &[u8; 16], offset: usize, part: &mut [u8]) -> Result<()> {
@@ -230,26 +218,28 @@ impl<C: BlockCipher> ParallelAead for Mgm<C> {
         self.check_open_tag_len(tag)
     }
 
-    fn seal_part(
+    fn crypt_part(
         &self,
         m: &(u128, u128),
         aad_len: usize,
         offset: usize,
         part: &mut [u8],
+        open: bool,
     ) -> Result<Wide> {
+        let direction = if open {
+            Direction::Open
+        } else {
+            Direction::Seal
+        };
         let block_offset = offset / self.block_len();
-        Ok(self.crypt_part(Direction::Seal, *m, aad_len, block_offset, part))
-    }
-
-    fn open_part(
-        &self,
-        m: &(u128, u128),
-        aad_len: usize,
-        offset: usize,
-        part: &mut [u8],
-    ) -> Result<Wide> {
-        let block_offset = offset / self.block_len();
-        Ok(self.crypt_part(Direction::Open, *m, aad_len, block_offset, part))
+        Ok(Mgm::crypt_part(
+            self,
+            direction,
+            *m,
+            aad_len,
+            block_offset,
+            part,
+        ))
     }
 
     fn keystream_part(&self, m: &(u128, u128), offset: usize, part: &mut [u8]) -> Result<()> {

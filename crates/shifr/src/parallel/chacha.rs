@@ -80,24 +80,18 @@ macro_rules! message_key_steps {
             Ok(())
         }
 
-        fn seal_part(
+        fn crypt_part(
             &self,
             k: &MessageKey,
             _: usize,
             offset: usize,
             part: &mut [u8],
+            open: bool,
         ) -> Result<Segment> {
-            k.crypt_part::<false>(offset, part)
-        }
-
-        fn open_part(
-            &self,
-            k: &MessageKey,
-            _: usize,
-            offset: usize,
-            part: &mut [u8],
-        ) -> Result<Segment> {
-            k.crypt_part::<true>(offset, part)
+            match open {
+                false => k.crypt_part::<false>(offset, part),
+                true => k.crypt_part::<true>(offset, part),
+            }
         }
 
         fn keystream_part(&self, k: &MessageKey, offset: usize, part: &mut [u8]) -> Result<()> {
