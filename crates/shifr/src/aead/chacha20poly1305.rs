@@ -190,6 +190,11 @@ fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> R
         // SAFETY: the AVX-512 ChaCha20 plan is only taken where `cpu` reported AVX-512 F/BW/VL.
         return as_tag(&unsafe { x86::seal(key, nonce, aad, data) });
     }
+    #[cfg(target_arch = "x86_64")]
+    if data.len() <= x86::LONG_MAX && chacha20::avx512_planned() {
+        // SAFETY: as above; the length is below the 32-bit block counter's limit.
+        return as_tag(&unsafe { x86::seal_long(key, nonce, aad, data) });
+    }
     seal_generic(key, nonce, aad, data)
 }
 
@@ -250,6 +255,14 @@ fn open_with(
     if data.len() <= x86::STITCH_MAX && chacha20::avx512_planned() {
         // SAFETY: the AVX-512 ChaCha20 plan is only taken where `cpu` reported AVX-512 F/BW/VL.
         return match unsafe { x86::open(key, nonce, aad, data, tag) } {
+            true => Ok(()),
+            false => Err(Error::AuthenticationFailed),
+        };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if data.len() <= x86::LONG_MAX && chacha20::avx512_planned() {
+        // SAFETY: as above; the length is below the 32-bit block counter's limit.
+        return match unsafe { x86::open_long(key, nonce, aad, data, tag) } {
             true => Ok(()),
             false => Err(Error::AuthenticationFailed),
         };
@@ -566,15 +579,17 @@ mod tests {
         assert_eq!((c.tag_len(), x.tag_len()), (16, 16));
     }
 
-    /// The dispatching seal and open (the stitched AVX-512 code on such CPUs, up to its limit)
-    /// against the generic path for every length 0..=2100 with random keys, nonces and AAD.
+    /// The dispatching seal and open (the stitched AVX-512 code on such CPUs, up to its limits)
+    /// against the generic path for every length 0..=2100 and lengths around the long stitched
+    /// path's batches and limit, with random keys, nonces and AAD.
     #[test]
     fn dispatch_matches_generic_path() {
         use rand::{Rng, RngCore, SeedableRng};
         let seed = rand::random::<u64>();
         println!("seed {seed}");
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        for len in 0..=2100usize {
+        let long = [3072, 4097, 6143, 6144, 6145, 20000];
+        for len in (0..=2100usize).chain(long) {
             let mut key = [0u8; 32];
             let mut nonce = [0u8; 12];
             rng.fill_bytes(&mut key);

@@ -28,7 +28,7 @@ mod wipe;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
-mod x86_avx512;
+pub(crate) mod x86_avx512;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_narrow;
 #[cfg(target_arch = "x86_64")]

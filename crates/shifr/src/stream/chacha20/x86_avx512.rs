@@ -25,12 +25,12 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 pub(super) const BLOCKS: usize = 16;
 
 /// Bytes per batch.
-const BATCH: usize = 64 * BLOCKS;
+pub(crate) const BATCH: usize = 64 * BLOCKS;
 
 /// The state words that are equal in every block after the first column round of columns 1..3,
 /// plus the three first additions of the first double round that use only such words.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
-pub(super) struct Head {
+pub(crate) struct Head {
     /// The setup state after the column round on columns 1, 2 and 3 (column 0 untouched).
     w: [u32; 16],
     /// `x0 + x4` (column 0's first addition; neither word depends on the counter).
@@ -41,7 +41,7 @@ pub(super) struct Head {
 }
 
 impl Head {
-    pub(super) fn new(state: &[u32; 16]) -> Head {
+    pub(crate) fn new(state: &[u32; 16]) -> Head {
         let mut w = *state;
         soft::quarter_at(&mut w, 1, 5, 9, 13);
         soft::quarter_at(&mut w, 2, 6, 10, 14);
@@ -91,57 +91,91 @@ pub(super) fn keystream_with<const XOR: bool>(
     }
 }
 
+/// The key stream of blocks `$counter .. $counter + 16` (mod 2^32) from `$head: &Head` and
+/// `$state: &[u32; 16]` as sixteen word registers (lane `l` of register `i` is word `i` of block
+/// `$counter + l`), with the closure `$between` called with `i` after double round `i` (1 to 9;
+/// the first double round, partly precomputed in the head, has no call). A macro, not a
+/// function, so that the rounds are always expanded into their caller: as an `#[inline]`
+/// function LLVM made it a call that returns the sixteen registers through memory, 2-3 % of the
+/// bulk key stream.
+macro_rules! batch_words {
+    ($head:expr, $state:expr, $counter:expr, $between:expr) => {{
+        #[allow(unused_mut)]
+        let mut between = $between;
+        let ctr = _mm512_add_epi32(
+            splat($counter),
+            _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+        );
+        let mut x: [__m512i; 16] = [
+            splat($head.a0),
+            splat($head.w[1]),
+            splat($head.w[2]),
+            splat($head.w[3]),
+            splat($head.w[4]),
+            splat($head.w[5]),
+            splat($head.w[6]),
+            splat($head.w[7]),
+            splat($head.w[8]),
+            splat($head.w[9]),
+            splat($head.w[10]),
+            splat($head.w[11]),
+            ctr,
+            splat($head.w[13]),
+            splat($head.w[14]),
+            splat($head.w[15]),
+        ];
+        // First double round: column 0 (its `x0 + x4` already in x[0]); columns 1..3 are in
+        // `head`; diagonals 1 and 2 start from their precomputed first sums.
+        quarter_tail(&mut x, 0, 4, 8, 12);
+        quarter(&mut x, 0, 5, 10, 15);
+        x[1] = splat($head.a1);
+        quarter_tail(&mut x, 1, 6, 11, 12);
+        x[2] = splat($head.a2);
+        quarter_tail(&mut x, 2, 7, 8, 13);
+        quarter(&mut x, 3, 4, 9, 14);
+        for round in 1..10 {
+            quarter(&mut x, 0, 4, 8, 12);
+            quarter(&mut x, 1, 5, 9, 13);
+            quarter(&mut x, 2, 6, 10, 14);
+            quarter(&mut x, 3, 7, 11, 15);
+            quarter(&mut x, 0, 5, 10, 15);
+            quarter(&mut x, 1, 6, 11, 12);
+            quarter(&mut x, 2, 7, 8, 13);
+            quarter(&mut x, 3, 4, 9, 14);
+            between(round);
+        }
+        for (i, (v, w)) in x.iter_mut().zip($state).enumerate() {
+            let input = if i == 12 { ctr } else { splat(*w) };
+            *v = _mm512_add_epi32(*v, input);
+        }
+        x
+    }};
+}
+
 /// One batch of [`keystream`]: the key stream of blocks `counter .. counter + 16` (mod 2^32)
 /// written into (or, if `XOR`, XORed into) `out`.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn one_batch<const XOR: bool>(head: &Head, state: &[u32; 16], counter: u32, out: &mut [u8; BATCH]) {
-    let ctr = _mm512_add_epi32(
-        splat(counter),
-        _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-    );
-    let mut x: [__m512i; 16] = [
-        splat(head.a0),
-        splat(head.w[1]),
-        splat(head.w[2]),
-        splat(head.w[3]),
-        splat(head.w[4]),
-        splat(head.w[5]),
-        splat(head.w[6]),
-        splat(head.w[7]),
-        splat(head.w[8]),
-        splat(head.w[9]),
-        splat(head.w[10]),
-        splat(head.w[11]),
-        ctr,
-        splat(head.w[13]),
-        splat(head.w[14]),
-        splat(head.w[15]),
-    ];
-    // First double round: column 0 (its `x0 + x4` already in x[0]); columns 1..3 are in
-    // `head`; diagonals 1 and 2 start from their precomputed first sums.
-    quarter_tail(&mut x, 0, 4, 8, 12);
-    quarter(&mut x, 0, 5, 10, 15);
-    x[1] = splat(head.a1);
-    quarter_tail(&mut x, 1, 6, 11, 12);
-    x[2] = splat(head.a2);
-    quarter_tail(&mut x, 2, 7, 8, 13);
-    quarter(&mut x, 3, 4, 9, 14);
-    for _ in 1..10 {
-        quarter(&mut x, 0, 4, 8, 12);
-        quarter(&mut x, 1, 5, 9, 13);
-        quarter(&mut x, 2, 6, 10, 14);
-        quarter(&mut x, 3, 7, 11, 15);
-        quarter(&mut x, 0, 5, 10, 15);
-        quarter(&mut x, 1, 6, 11, 12);
-        quarter(&mut x, 2, 7, 8, 13);
-        quarter(&mut x, 3, 4, 9, 14);
-    }
-    for (i, (v, w)) in x.iter_mut().zip(state).enumerate() {
-        let input = if i == 12 { ctr } else { splat(*w) };
-        *v = _mm512_add_epi32(*v, input);
-    }
+    let x = batch_words!(head, state, counter, |_| {});
     transpose_store::<XOR>(&x, out);
+}
+
+/// XORs the key stream of blocks `counter .. counter + 16` (mod 2^32) into `out`, with
+/// `between(i, out)` run after double round `i` (1 to 9), before `out` is changed: work placed
+/// there overlaps the rounds' vector chains in the core (the stitched ChaCha20-Poly1305 absorbs
+/// ciphertext there on the general-purpose registers, `out`'s own on open). Callers must have
+/// checked that the CPU supports AVX-512 F.
+#[target_feature(enable = "avx512f")]
+pub(crate) fn xor_batch_between(
+    head: &Head,
+    state: &[u32; 16],
+    counter: u32,
+    out: &mut [u8; BATCH],
+    mut between: impl FnMut(usize, &[u8; BATCH]),
+) {
+    let x = batch_words!(head, state, counter, |round| between(round, out));
+    transpose_store::<true>(&x, out);
 }
 
 #[inline]
