@@ -191,7 +191,7 @@ fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> R
         return as_tag(&unsafe { x86::seal(key, nonce, aad, data) });
     }
     #[cfg(target_arch = "x86_64")]
-    if data.len() <= x86::LONG_MAX && chacha20::avx512_planned() {
+    if data.len() <= x86::LONG_SEAL_MAX && chacha20::avx512_planned() {
         // SAFETY: as above; the length is below the 32-bit block counter's limit.
         return as_tag(&unsafe { x86::seal_long(key, nonce, aad, data) });
     }
@@ -260,7 +260,7 @@ fn open_with(
         };
     }
     #[cfg(target_arch = "x86_64")]
-    if data.len() <= x86::LONG_MAX && chacha20::avx512_planned() {
+    if data.len() <= x86::LONG_OPEN_MAX && chacha20::avx512_planned() {
         // SAFETY: as above; the length is below the 32-bit block counter's limit.
         return match unsafe { x86::open_long(key, nonce, aad, data, tag) } {
             true => Ok(()),
@@ -588,7 +588,7 @@ mod tests {
         let seed = rand::random::<u64>();
         println!("seed {seed}");
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let long = [3072, 4097, 6143, 6144, 6145, 20000];
+        let long = [3072, 4095, 4096, 4097, 6143, 6144, 6145, 20000];
         for len in (0..=2100usize).chain(long) {
             let mut key = [0u8; 32];
             let mut nonce = [0u8; 12];
