@@ -195,7 +195,70 @@ fn seal_with(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> R
         // SAFETY: as above; the length is below the 32-bit block counter's limit.
         return as_tag(&unsafe { x86::seal_long(key, nonce, aad, data) });
     }
+    #[cfg(target_arch = "x86_64")]
+    if data.len() <= SPLIT_MAX && chacha20::avx512_planned() {
+        return seal_pieces(key, nonce, aad, data);
+    }
     seal_generic(key, nonce, aad, data)
+}
+
+/// Longest message [`seal_pieces`] takes: far below the 32-bit block counter's limit (2^32 - 1
+/// blocks after block 0), which longer messages reach through [`seal_generic`] and its error.
+#[cfg(target_arch = "x86_64")]
+const SPLIT_MAX: usize = 1 << 36;
+
+/// [`seal_generic`]'s pieces on AVX-512 without its stream object: the key stream from
+/// [`x86::PieceStream`] (registers and a few words), each piece hashed by [`Poly1305`] while in
+/// L1.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn seal_pieces(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
+    // SAFETY: callers take this path only where the AVX-512 ChaCha20 plan is (AVX-512 F/BW/VL).
+    let (stream, mut otk) = unsafe { x86::PieceStream::new(key, nonce) };
+    let mut mac = start_mac(&otk, aad);
+    otk.zeroize();
+    let mut counter = 1u32;
+    for piece in data.chunks_mut(INTERLEAVE_BYTES) {
+        // SAFETY: as above; `data` is below `SPLIT_MAX`, far inside the block counter.
+        unsafe { stream.xor(counter, piece) };
+        mac.update(piece);
+        counter = counter.wrapping_add((INTERLEAVE_BYTES / 64) as u32);
+    }
+    as_tag(&finish_mac(mac, aad.len(), data.len()))
+}
+
+/// [`open_with`] in [`seal_pieces`]'s pieces, in one pass: each piece is hashed, then decrypted
+/// while in L1; on a tag mismatch the key stream is applied to the whole message again, so the
+/// caller gets its ciphertext back with the error.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn open_pieces(
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    aad: &[u8],
+    data: &mut [u8],
+    tag: &[u8],
+) -> Result<()> {
+    // SAFETY: callers take this path only where the AVX-512 ChaCha20 plan is (AVX-512 F/BW/VL).
+    let (stream, mut otk) = unsafe { x86::PieceStream::new(key, nonce) };
+    let mut mac = start_mac(&otk, aad);
+    otk.zeroize();
+    let mut counter = 1u32;
+    for piece in data.chunks_mut(INTERLEAVE_BYTES) {
+        mac.update(piece);
+        // SAFETY: as above; `data` is below `SPLIT_MAX`, far inside the block counter.
+        unsafe { stream.xor(counter, piece) };
+        counter = counter.wrapping_add((INTERLEAVE_BYTES / 64) as u32);
+    }
+    let mut expected = finish_mac(mac, aad.len(), data.len());
+    let authentic = util::ct_eq(&expected, tag);
+    expected.zeroize();
+    if !authentic {
+        // SAFETY: as above.
+        unsafe { stream.xor(1, data) };
+        return Err(Error::AuthenticationFailed);
+    }
+    Ok(())
 }
 
 /// [`seal_with`] on the stream cipher's kernels and the Poly1305 backends (every CPU; on AVX-512
@@ -266,6 +329,10 @@ fn open_with(
             true => Ok(()),
             false => Err(Error::AuthenticationFailed),
         };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if data.len() <= SPLIT_MAX && chacha20::avx512_planned() {
+        return open_pieces(key, nonce, aad, data, tag);
     }
     open_generic(key, nonce, aad, data, tag)
 }
@@ -588,7 +655,17 @@ mod tests {
         let seed = rand::random::<u64>();
         println!("seed {seed}");
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let long = [3072, 4095, 4096, 4097, 6143, 6144, 6145, 20000];
+        let long = [
+            2560,
+            2561,
+            3072,
+            3584,
+            3585,
+            4097,
+            6145,
+            20000,
+            2 * 16384 + 1041,
+        ];
         for len in (0..=2100usize).chain(long) {
             let mut key = [0u8; 32];
             let mut nonce = [0u8; 12];

@@ -67,7 +67,7 @@ pub(super) fn keystream<const XOR: bool>(state: &[u32; 16], counter: u32, data: 
 /// [`keystream`] with the [`Head`] of `state` computed by the caller (once per key and nonce,
 /// where a stream makes many calls).
 #[target_feature(enable = "avx512f")]
-pub(super) fn keystream_with<const XOR: bool>(
+pub(crate) fn keystream_with<const XOR: bool>(
     head: &Head,
     state: &[u32; 16],
     counter: u32,
