@@ -40,11 +40,11 @@ pub(crate) const STITCH_MAX: usize = 2048;
 /// sixteen-block key stream ([`PieceStream`]) and the vector Poly1305 one after the other, which
 /// wins from about here: the scalar Poly1305's chain of about 13 cycles a block is longer than
 /// the kernel's 11, so the two stop overlapping, while the vector Poly1305's per-message key
-/// powers (about 140 ns) weigh less and less. Seal crosses over sooner: its last batch's
+/// powers (about 130 ns) weigh less and less. Seal crosses over sooner: its last batch's
 /// ciphertext is absorbed after the last rounds, with nothing to overlap. Measured on Zen 4
 /// against the pieces (`shifr bench --alg chacha20-poly1305 --peers none`, three runs of each
-/// build alternating): seal 2112 B 1.13x, 2560 B 1.00x, 3 KiB 0.93x; open 2112 B 1.20x,
-/// 2560 B 1.09x, 3 KiB 1.03x, 4 KiB 0.98x.
+/// build alternating, load 0.2-0.3): seal 2112 B 1.13x, 2560 B 0.99x; open 2112 B 1.19x, 3 KiB
+/// 1.02x, 3.5 KiB 1.04x.
 pub(crate) const LONG_SEAL_MAX: usize = 2560;
 /// See [`LONG_SEAL_MAX`].
 pub(crate) const LONG_OPEN_MAX: usize = 3584;
