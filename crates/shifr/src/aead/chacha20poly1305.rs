@@ -692,6 +692,51 @@ mod tests {
         }
     }
 
+    /// The generic open (every CPU without AVX-512, and forced backends) of long messages: a bad
+    /// tag, a flipped ciphertext byte at either end, or other AAD must fail and leave the
+    /// ciphertext in the buffer.
+    #[test]
+    fn generic_open_restores_the_ciphertext_on_failure() {
+        use rand::{Rng, RngCore, SeedableRng};
+        let seed = rand::random::<u64>();
+        println!("seed {seed}");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        for len in [
+            SHORT_MAX + 1,
+            INTERLEAVE_BYTES,
+            INTERLEAVE_BYTES + 1,
+            3 * INTERLEAVE_BYTES + 77,
+        ] {
+            let mut key = [0u8; 32];
+            let mut nonce = [0u8; 12];
+            rng.fill_bytes(&mut key);
+            rng.fill_bytes(&mut nonce);
+            let aad = vec![7u8; rng.gen_range(0..=40)];
+            let pt: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+            let mut ct = pt.clone();
+            let tag = seal_generic(&key, &nonce, &aad, &mut ct).unwrap();
+            let mut bad_tag = tag.as_ref().to_vec();
+            bad_tag[3] ^= 0x10;
+            let mut data = ct.clone();
+            let r = open_generic(&key, &nonce, &aad, &mut data, &bad_tag);
+            assert_eq!(r, Err(Error::AuthenticationFailed), "len {len}");
+            assert!(data == ct, "bad tag, len {len}");
+            for at in [0, len - 1] {
+                data[at] ^= 1;
+                let tampered = data.clone();
+                let r = open_generic(&key, &nonce, &aad, &mut data, tag.as_ref());
+                assert_eq!(r, Err(Error::AuthenticationFailed), "len {len} byte {at}");
+                assert!(data == tampered, "tampered byte {at}, len {len}");
+                data[at] ^= 1;
+            }
+            let r = open_generic(&key, &nonce, b"other", &mut data, tag.as_ref());
+            assert_eq!(r, Err(Error::AuthenticationFailed));
+            assert!(data == ct, "other aad, len {len}");
+            open_generic(&key, &nonce, &aad, &mut data, tag.as_ref()).unwrap();
+            assert!(data == pt, "open, len {len}");
+        }
+    }
+
     const STD_RECORDS: &str = r#"
 # chacha20-poly1305-aead-2.8.2 / RFC 8439 section 2.8.2
 #   nonce = 32-bit fixed-common part (07 00 00 00) || IV (40 41 42 43 44 45 46 47), as the RFC constructs it
