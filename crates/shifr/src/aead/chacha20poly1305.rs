@@ -214,17 +214,8 @@ const SPLIT_MAX: usize = 1 << 36;
 #[inline(never)]
 fn seal_pieces(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<Tag> {
     // SAFETY: callers take this path only where the AVX-512 ChaCha20 plan is (AVX-512 F/BW/VL).
-    let (stream, mut otk) = unsafe { x86::PieceStream::new(key, nonce) };
-    let mut mac = start_mac(&otk, aad);
-    otk.zeroize();
-    let mut counter = 1u32;
-    for piece in data.chunks_mut(INTERLEAVE_BYTES) {
-        // SAFETY: as above; `data` is below `SPLIT_MAX`, far inside the block counter.
-        unsafe { stream.xor(counter, piece) };
-        mac.update(piece);
-        counter = counter.wrapping_add((INTERLEAVE_BYTES / 64) as u32);
-    }
-    as_tag(&finish_mac(mac, aad.len(), data.len()))
+    let (stream, mac) = unsafe { start_pieces(key, nonce, aad) };
+    as_tag(&crypt_pieces::<false>(&stream, mac, aad.len(), data))
 }
 
 /// [`open_with`] in [`seal_pieces`]'s pieces, in one pass: each piece is hashed, then decrypted
@@ -240,17 +231,8 @@ fn open_pieces(
     tag: &[u8],
 ) -> Result<()> {
     // SAFETY: callers take this path only where the AVX-512 ChaCha20 plan is (AVX-512 F/BW/VL).
-    let (stream, mut otk) = unsafe { x86::PieceStream::new(key, nonce) };
-    let mut mac = start_mac(&otk, aad);
-    otk.zeroize();
-    let mut counter = 1u32;
-    for piece in data.chunks_mut(INTERLEAVE_BYTES) {
-        mac.update(piece);
-        // SAFETY: as above; `data` is below `SPLIT_MAX`, far inside the block counter.
-        unsafe { stream.xor(counter, piece) };
-        counter = counter.wrapping_add((INTERLEAVE_BYTES / 64) as u32);
-    }
-    let mut expected = finish_mac(mac, aad.len(), data.len());
+    let (stream, mac) = unsafe { start_pieces(key, nonce, aad) };
+    let mut expected = crypt_pieces::<true>(&stream, mac, aad.len(), data);
     let authentic = util::ct_eq(&expected, tag);
     expected.zeroize();
     if !authentic {
@@ -259,6 +241,47 @@ fn open_pieces(
         return Err(Error::AuthenticationFailed);
     }
     Ok(())
+}
+
+/// The key stream of [`seal_pieces`] and [`open_pieces`] and the Poly1305 keyed from its block 0
+/// with `aad` absorbed; the one-time key is wiped here. Callers must have checked that the CPU
+/// supports AVX-512 F, BW and VL.
+#[cfg(target_arch = "x86_64")]
+unsafe fn start_pieces(
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    aad: &[u8],
+) -> (x86::PieceStream, Poly1305) {
+    // SAFETY: the caller checked the CPU features.
+    let (stream, mut otk) = unsafe { x86::PieceStream::new(key, nonce) };
+    let mac = start_mac(&otk, aad);
+    otk.zeroize();
+    (stream, mac)
+}
+
+/// Encrypts (with `OPEN`, decrypts) `data` from block 1 in [`INTERLEAVE_BYTES`] pieces, each
+/// piece's ciphertext absorbed into `mac` while in L1, and returns the tag.
+#[cfg(target_arch = "x86_64")]
+fn crypt_pieces<const OPEN: bool>(
+    stream: &x86::PieceStream,
+    mut mac: Poly1305,
+    aad_len: usize,
+    data: &mut [u8],
+) -> [u8; 16] {
+    let mut counter = 1u32;
+    for piece in data.chunks_mut(INTERLEAVE_BYTES) {
+        if OPEN {
+            mac.update(piece);
+        }
+        // SAFETY: `stream` exists only where the callers checked AVX-512 F/BW/VL; `data` is
+        // below `SPLIT_MAX`, far inside the block counter.
+        unsafe { stream.xor(counter, piece) };
+        if !OPEN {
+            mac.update(piece);
+        }
+        counter = counter.wrapping_add((INTERLEAVE_BYTES / 64) as u32);
+    }
+    finish_mac(mac, aad_len, data.len())
 }
 
 /// [`seal_with`] on the stream cipher's kernels and the Poly1305 backends (every CPU; on AVX-512

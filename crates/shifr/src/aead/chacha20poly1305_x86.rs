@@ -456,13 +456,7 @@ impl PieceStream {
         let whole = data.len() / WIDE_BYTES * WIDE_BYTES;
         let (batches, rest) = data.split_at_mut(whole);
         wide::keystream_with::<true>(&self.head, &self.words, counter, batches);
-        let mut counter = counter.wrapping_add((whole / 64) as u32);
-        let mut none = Poly::new([0; 4]);
-        for step in rest.chunks_mut(STEP_BYTES) {
-            let ks = keystream_absorbing::<2>(&self.rows, counter, &mut none, &[]);
-            xor_into(ks.iter().flatten(), step);
-            counter = counter.wrapping_add(8);
-        }
+        xor_steps(&self.rows, counter.wrapping_add((whole / 64) as u32), rest);
     }
 }
 
@@ -650,14 +644,19 @@ pub(crate) fn open(
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn xor_keystream(rows: &[__m128i; 4], data: &mut [u8]) {
+    xor_steps(rows, 1, data);
+}
+
+/// XORs the key stream from block `counter` of the state `rows` into `data` in calls of eight
+/// blocks, absorbing nothing.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn xor_steps(rows: &[__m128i; 4], mut counter: u32, data: &mut [u8]) {
     let mut none = Poly::new([0; 4]);
-    let first = data.len().min(FIRST_BYTES);
-    let (head, rest) = data.split_at_mut(first);
-    let ks = keystream_absorbing::<2>(rows, 0, &mut none, &[]);
-    xor_into(ks.iter().flatten().skip(1), head);
-    for (i, chunk) in rest.chunks_mut(STEP_BYTES).enumerate() {
-        let ks = keystream_absorbing::<2>(rows, 8 + 8 * i as u32, &mut none, &[]);
-        xor_into(ks.iter().flatten(), chunk);
+    for step in data.chunks_mut(STEP_BYTES) {
+        let ks = keystream_absorbing::<2>(rows, counter, &mut none, &[]);
+        xor_into(ks.iter().flatten(), step);
+        counter = counter.wrapping_add(8);
     }
 }
 
