@@ -228,10 +228,8 @@ impl Kuznyechik {
             #[cfg(target_arch = "x86_64")]
             Backend::Gfni => {
                 let mut round_keys = cipher.round_keys();
-                let mut inv_keys = cipher.inv_keys.map(u128::to_be_bytes);
-                let kernel = x86_avx512_gfni::GfniKeys::new(&round_keys, &inv_keys);
+                let kernel = x86_avx512_gfni::GfniKeys::new(&round_keys);
                 round_keys.zeroize();
-                inv_keys.zeroize();
                 Kernel::Gfni(kernel.ok_or(unavailable)?)
             }
             _ => Kernel::Portable,
@@ -343,7 +341,7 @@ impl BlockCipher for Kuznyechik {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2(k) => k.decrypt_blocks(data),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Gfni(k) => k.decrypt_blocks(data),
+            Kernel::Gfni(k) => k.decrypt_blocks(data, &self.inv_keys),
         }
     }
     /// On gfni, messages of 64 blocks and more: counters made directly in the byte-sliced layout,
