@@ -65,6 +65,38 @@ fn aes_arm_crypto_matches_portable_and_rustcrypto() {
     }
 }
 
+/// The fused CFB-128 decryption hook against the portable backend's CFB encryption: every
+/// whole-block length of `LENGTHS`, in two calls that continue like one, the register left at
+/// the last ciphertext block.
+#[test]
+fn aes_arm_crypto_cfb_decrypt_hook_matches_portable() {
+    if !arm_crypto() {
+        return;
+    }
+    for key_len in [16, 24, 32] {
+        let key = random(key_len);
+        let arm = Aes::with_backend(&key, Backend::ArmCrypto).unwrap();
+        let portable = Aes::with_backend(&key, Backend::Portable).unwrap();
+        for &len in LENGTHS {
+            let whole = len / 16 * 16;
+            let (iv, pt) = (random(16), random(whole));
+            let mut ct = pt.clone();
+            shifr::hazmat::mode::cfb::encrypt(&portable, &iv, 16, &mut ct).unwrap();
+            let mut got = ct.clone();
+            let mut reg = iv.clone();
+            let (a, b) = got.split_at_mut(whole / 32 * 16);
+            assert!(arm.cfb_decrypt(&mut reg, a) && arm.cfb_decrypt(&mut reg, b));
+            assert_eq!(got, pt, "AES-{} len {whole}", key_len * 8);
+            let expect = if whole == 0 {
+                &iv[..]
+            } else {
+                &ct[whole - 16..]
+            };
+            assert_eq!(reg, expect, "AES-{} len {whole} register", key_len * 8);
+        }
+    }
+}
+
 #[test]
 fn ghash_pmull_matches_portable_on_any_split() {
     if !arm_crypto() {

@@ -5,7 +5,8 @@
 //! KiB, misaligned buffers, messages fed to OMAC in pieces, and the hook called directly with a
 //! register that must come back as the next chaining value. Also the chained mode calls
 //! (`cbc::encrypt_chained`, `cfb::encrypt_chained`, `ofb::apply_chained`): against RustCrypto's
-//! streaming contexts, in pieces equal to one call, and their refusals.
+//! streaming contexts, in pieces equal to one call, and their refusals. And the fused CFB-128
+//! decryption hook (`BlockCipher::cfb_decrypt`), called directly.
 
 mod support;
 
@@ -191,6 +192,50 @@ fn cfb_encrypt_matches_rustcrypto_and_portable() {
                     );
                 }
             }
+        }
+    }
+}
+
+/// The fused CFB-128 decryption hook (`BlockCipher::cfb_decrypt`) on every backend that takes
+/// it, called directly: every whole-block length from 1 to 40 blocks and a few longer ones (each
+/// side of the register widths' thresholds and passes), misaligned, in two calls that must
+/// continue like one, against RustCrypto's CFB and the portable backend's plaintext; the register
+/// comes back as the last ciphertext block. Calls it cannot run change nothing.
+#[test]
+fn cfb_decrypt_hook_matches_rustcrypto_and_continues() {
+    let blocks: Vec<usize> = (1..=40).chain([63, 64, 65, 129, 257]).collect();
+    for key_len in [16, 24, 32] {
+        let key = random_bytes(key_len);
+        for backend in backends() {
+            let aes = Aes::with_backend(&key, backend).unwrap();
+            for &n in &blocks {
+                let (iv, pt) = (random_bytes(16), random_bytes(16 * n));
+                let mut ct = pt.clone();
+                rc_cfb(&key, &iv, &mut ct);
+                let what = format!("{backend:?} {key_len} {n} blocks");
+                for split in [0, n / 2, n] {
+                    let mut buf = shifted(&ct, 7);
+                    let mut reg = iv.clone();
+                    let (a, b) = buf[7..].split_at_mut(16 * split);
+                    if !aes.cfb_decrypt(&mut reg, a) {
+                        // Only a backend without a kernel declines whole blocks.
+                        assert_eq!(backend, Backend::Portable, "{what} declined");
+                        assert!(reg == iv && buf[7..] == ct[..], "{what} touched");
+                        break;
+                    }
+                    assert!(aes.cfb_decrypt(&mut reg, b), "{what} second call");
+                    assert!(buf[7..] == pt[..], "{what} split {split}");
+                    assert_eq!(reg, ct[16 * (n - 1)..], "{what} register");
+                }
+            }
+            // Refused: a partial block, a register that is not one block.
+            let (iv, ct) = (random_bytes(16), random_bytes(40));
+            let (mut reg, mut data) = (iv.clone(), ct.clone());
+            assert!(!aes.cfb_decrypt(&mut reg, &mut data));
+            assert!(reg == iv && data == ct);
+            let mut short = iv[..8].to_vec();
+            assert!(!aes.cfb_decrypt(&mut short, &mut data[..32]));
+            assert!(short == iv[..8] && data == ct);
         }
     }
 }

@@ -71,6 +71,20 @@ pub trait BlockCipher: Send + Sync {
         false
     }
 
+    /// CFB decryption with full-block segments and a one-block register in one fused pass where
+    /// the backend has one: each whole block `C` of `data` becomes `C ^ E(R)` and `C` the next
+    /// `R`, starting from `register` (one block), which is left holding the last ciphertext
+    /// block; then returns `true`. Unlike the chains of [`BlockCipher::feedback_chain`] every
+    /// cipher input is known in advance, so a backend can run many blocks at once and keep the
+    /// key stream in registers. The default, and any backend or input without such a path (data
+    /// that is not whole blocks, a register that is not one block), touches nothing and returns
+    /// `false`; the mode then enciphers copies of the inputs with
+    /// [`BlockCipher::encrypt_blocks`].
+    fn cfb_decrypt(&self, register: &mut [u8], data: &mut [u8]) -> bool {
+        let _ = (register, data);
+        false
+    }
+
     /// Multi-stream: `blocks` holds `ciphers.len()` blocks; block `i` is encrypted with `ciphers[i]`.
     /// Extra blocks beyond `ciphers.len()` are left untouched.
     fn encrypt_lanes(ciphers: &[&Self], blocks: &mut [u8])
@@ -298,6 +312,9 @@ impl<T: BlockCipher + ?Sized> BlockCipher for &T {
     fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
         (**self).feedback_chain(register, chain)
     }
+    fn cfb_decrypt(&self, register: &mut [u8], data: &mut [u8]) -> bool {
+        (**self).cfb_decrypt(register, data)
+    }
     fn zero_block_image(&self) -> Option<&[u8]> {
         (**self).zero_block_image()
     }
@@ -321,6 +338,9 @@ impl<T: BlockCipher + ?Sized> BlockCipher for Box<T> {
     }
     fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
         (**self).feedback_chain(register, chain)
+    }
+    fn cfb_decrypt(&self, register: &mut [u8], data: &mut [u8]) -> bool {
+        (**self).cfb_decrypt(register, data)
     }
     fn zero_block_image(&self) -> Option<&[u8]> {
         (**self).zero_block_image()

@@ -162,6 +162,11 @@ pub fn decrypt_chained<C: BlockCipher + ?Sized>(
     if n == 0 || n > MAX_BLOCK || segment_bytes != n || iv.len() != n || data.len() < n {
         return carry_input(iv, data, |r, d| decrypt(c, r, segment_bytes, d));
     }
+    // One block stays on the path below: `encrypt_blocks` on one block is every backend's
+    // cheapest call, and a fused kernel's set-up costs more than it saves there.
+    if data.len() > n && data.len().is_multiple_of(n) && c.cfb_decrypt(iv, data) {
+        return Ok(());
+    }
     if data.len() <= FEW_BYTES && data.len().is_multiple_of(n) {
         // Key-stream space sized to the message, so that a short one clears and wipes little.
         let space: &mut [u8] = if data.len() <= STACK_BYTES {
@@ -258,6 +263,22 @@ fn run<C: BlockCipher + ?Sized>(
         }
         (&chained[..n], tail)
     } else if decrypting && s == n && n <= 16 && iv.len() <= STACK_BYTES {
+        if iv.len() == n && data.len() >= 2 * n {
+            // Whole blocks to the backend's fused kernel where it has one; a partial last
+            // segment's key stream is then `E` of the last whole ciphertext block.
+            let whole = data.len() / n * n;
+            let (blocks, tail) = data.split_at_mut(whole);
+            let mut register = [0u8; MAX_BLOCK];
+            register[..n].copy_from_slice(iv);
+            if c.cfb_decrypt(&mut register[..n], blocks) {
+                if !tail.is_empty() {
+                    c.encrypt_blocks(&mut register[..n]);
+                    xor_in_place(tail, &register[..tail.len()]);
+                    register.zeroize();
+                }
+                return Ok(());
+            }
+        }
         // Key-stream space sized to the message, so that a short one clears and wipes little.
         if data.len() <= STACK_BYTES {
             decrypt_full_segments(c, iv, data, &mut [0u8; STACK_BYTES]);

@@ -52,6 +52,13 @@ impl ArmAes {
         // SAFETY: an `ArmAes` exists only if the CPU has the AES instructions (see `new`).
         unsafe { decrypt_all(&self.dec, self.rounds, data) }
     }
+
+    /// CFB-128 decryption of the whole blocks of `data` from `register`, which becomes the last
+    /// ciphertext block (see [`crate::block::BlockCipher::cfb_decrypt`]).
+    pub(super) fn cfb_decrypt(&self, register: &mut [u8; 16], data: &mut [u8]) {
+        // SAFETY: an `ArmAes` exists only if the CPU has the AES instructions (see `new`).
+        unsafe { cfb_decrypt_all(&self.enc, self.rounds, register, data) }
+    }
 }
 
 /// Loads the first 16 bytes of `b` (panics, never reads out of bounds, if `b` is shorter).
@@ -162,4 +169,54 @@ fn decrypt_group<const N: usize>(
     for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
         store(b, veorq_u8(vaesdq_u8(*v, rk[rounds - 1]), rk[rounds]));
     }
+}
+
+/// CFB-128 decryption, `LANES` blocks interleaved: each block's cipher input is the ciphertext
+/// block before it (the register for the first), all known in advance.
+#[target_feature(enable = "aes")]
+fn cfb_decrypt_all(
+    keys: &[[u8; 16]; MAX_ROUND_KEYS],
+    rounds: usize,
+    register: &mut [u8; 16],
+    data: &mut [u8],
+) {
+    let rk = load_keys(keys);
+    let mut prev = load(&register[..]);
+    let mut groups = data.chunks_exact_mut(16 * LANES);
+    for group in &mut groups {
+        prev = cfb_decrypt_group::<LANES>(&rk, rounds, prev, group);
+    }
+    for block in groups.into_remainder().chunks_exact_mut(16) {
+        prev = cfb_decrypt_group::<1>(&rk, rounds, prev, block);
+    }
+    store(&mut register[..], prev);
+}
+
+/// Decrypts the `N` blocks of `chunk` (16 * N bytes) after the ciphertext block `prev`; returns
+/// the last ciphertext block.
+#[inline]
+#[target_feature(enable = "aes")]
+fn cfb_decrypt_group<const N: usize>(
+    rk: &[uint8x16_t; MAX_ROUND_KEYS],
+    rounds: usize,
+    prev: uint8x16_t,
+    chunk: &mut [u8],
+) -> uint8x16_t {
+    let chunk = &mut chunk[..16 * N];
+    let mut c = [vdupq_n_u8(0); N];
+    for (v, b) in c.iter_mut().zip(chunk.chunks_exact(16)) {
+        *v = load(b);
+    }
+    let mut s = [prev; N];
+    s[1..].copy_from_slice(&c[..N - 1]);
+    for k in &rk[..rounds - 1] {
+        for v in s.iter_mut() {
+            *v = vaesmcq_u8(vaeseq_u8(*v, *k));
+        }
+    }
+    for ((v, x), b) in s.iter().zip(&c).zip(chunk.chunks_exact_mut(16)) {
+        let ks = veorq_u8(vaeseq_u8(*v, rk[rounds - 1]), rk[rounds]);
+        store(b, veorq_u8(ks, *x));
+    }
+    c[N - 1]
 }

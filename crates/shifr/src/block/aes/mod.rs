@@ -465,6 +465,35 @@ impl BlockCipher for Aes {
         false
     }
 
+    /// Fused kernels that read each cipher input straight from the ciphertext and keep the key
+    /// stream in registers: on the VAES backends at their register width (`x86_vaes`, the inputs
+    /// shifted into place one block across; the AES-NI kernel where the width declines), on
+    /// AES-NI and ARMv8 crypto eight blocks at a time. The portable backend declines, and the
+    /// mode runs its copies through `encrypt_blocks`.
+    #[inline]
+    fn cfb_decrypt(&self, register: &mut [u8], data: &mut [u8]) -> bool {
+        let Ok(register) = <&mut [u8; 16]>::try_from(register) else {
+            return false;
+        };
+        if !data.len().is_multiple_of(16) {
+            return false;
+        }
+        match &self.kernel {
+            Kernel::Portable(_) => return false,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::AesNi(a) => a.cfb_decrypt(register, data),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vaes(v) => {
+                if !v.cfb128_decrypt(register, data) {
+                    v.aesni().cfb_decrypt(register, data);
+                }
+            }
+            #[cfg(target_arch = "aarch64")]
+            Kernel::ArmCrypto(a) => a.cfb_decrypt(register, data),
+        }
+        true
+    }
+
     fn encrypt_lanes(ciphers: &[&Aes], blocks: &mut [u8]) {
         #[cfg(target_arch = "x86_64")]
         if Aes::x86_lanes::<false>(ciphers, blocks) {

@@ -148,6 +148,14 @@ impl AesNi {
         unsafe { ctr_all(&self.enc, self.rounds, counter, data) }
     }
 
+    /// CFB-128 decryption of the whole blocks of `data` from `register`, which becomes the last
+    /// ciphertext block (see [`crate::block::BlockCipher::cfb_decrypt`]).
+    #[inline]
+    pub(super) fn cfb_decrypt(&self, register: &mut [u8; 16], data: &mut [u8]) {
+        // SAFETY: an `AesNi` exists only if the CPU supports AES-NI (see `new`).
+        unsafe { cfb_decrypt_all(&self.enc, self.rounds, register, data) }
+    }
+
     #[inline]
     pub(super) fn enc_keys(&self) -> &[[u8; 16]; MAX_ROUND_KEYS] {
         &self.enc.0
@@ -440,6 +448,61 @@ fn ctr_group<const N: usize>(rk: &RoundKeys, rounds: usize, next: &mut u128, chu
         let ks = _mm_aesenclast_si128(*v, rk.get(rounds));
         store(b, _mm_xor_si128(ks, load(b)));
     }
+}
+
+/// CFB-128 decryption, `LANES` blocks interleaved: each block's cipher input is the ciphertext
+/// block before it (the register for the first), all known in advance.
+#[target_feature(enable = "aes")]
+fn cfb_decrypt_all(keys: &RoundKeys, rounds: usize, register: &mut [u8; 16], data: &mut [u8]) {
+    let rk = keys; // read in the rounds, as in `encrypt_all`
+    let mut prev = load(&register[..]);
+    let mut groups = data.chunks_exact_mut(16 * LANES);
+    for group in &mut groups {
+        prev = cfb_decrypt_group::<LANES>(rk, rounds, prev, group);
+    }
+    let rest = groups.into_remainder();
+    prev = match rest.len() / 16 {
+        0 => prev,
+        1 => cfb_decrypt_group::<1>(rk, rounds, prev, rest),
+        2 => cfb_decrypt_group::<2>(rk, rounds, prev, rest),
+        3 => cfb_decrypt_group::<3>(rk, rounds, prev, rest),
+        4 => cfb_decrypt_group::<4>(rk, rounds, prev, rest),
+        5 => cfb_decrypt_group::<5>(rk, rounds, prev, rest),
+        6 => cfb_decrypt_group::<6>(rk, rounds, prev, rest),
+        _ => cfb_decrypt_group::<7>(rk, rounds, prev, rest),
+    };
+    store(&mut register[..], prev);
+}
+
+/// Decrypts the `N` blocks of `chunk` (16 * N bytes) after the ciphertext block `prev` and
+/// returns the last ciphertext block. The ciphertext is read again for the XOR rather than kept
+/// in registers: with sixteen SSE registers, `N` states and `N` blocks would spill.
+#[inline]
+#[target_feature(enable = "aes")]
+fn cfb_decrypt_group<const N: usize>(
+    rk: &RoundKeys,
+    rounds: usize,
+    prev: __m128i,
+    chunk: &mut [u8],
+) -> __m128i {
+    let chunk = &mut chunk[..16 * N];
+    let mut s = [_mm_setzero_si128(); N];
+    s[0] = _mm_xor_si128(prev, rk.get(0));
+    for i in 1..N {
+        s[i] = _mm_xor_si128(load(&chunk[16 * (i - 1)..]), rk.get(0));
+    }
+    let last = load(&chunk[16 * (N - 1)..]);
+    for r in 1..rounds {
+        let k = rk.get(r);
+        for v in s.iter_mut() {
+            *v = _mm_aesenc_si128(*v, k);
+        }
+    }
+    for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
+        let ks = _mm_aesenclast_si128(*v, rk.get(rounds));
+        store(b, _mm_xor_si128(ks, load(b)));
+    }
+    last
 }
 
 /// One CTR block: XORs `E(counter)` into the 16 bytes of `block` and adds one to `counter`
