@@ -1,4 +1,4 @@
-//! Single-stream feedback chains (`BlockCipher::feedback_chain`: CBC and CFB encryption, OFB,
+//! Single-stream feedback chains (`BlockCipher::feedback_chain`: CBC, CFB and CFB8 encryption, OFB,
 //! OMAC's CBC-MAC) on every AES backend this CPU has, against RustCrypto's cbc, cfb-mode, ofb and
 //! cmac crates
 //! and against the portable backend: all three key sizes, lengths around one block and several
@@ -283,6 +283,7 @@ fn feedback_chain_continues_and_refuses_what_it_cannot_run() {
                 let mut reg = iv.clone();
                 let mut data = pt.clone();
                 assert!(!aes.feedback_chain(&mut reg, Chain::CbcEncrypt(&mut data)));
+                assert!(!aes.feedback_chain(&mut reg, Chain::Cfb8Encrypt(&mut data)));
                 assert!(reg == iv && data == pt);
                 continue;
             }
@@ -314,6 +315,18 @@ fn feedback_chain_continues_and_refuses_what_it_cannot_run() {
                 let expect: Vec<u8> = pt.iter().zip(&ks).map(|(p, k)| p ^ k).collect();
                 assert!(data == expect, "{backend:?} ofb split {split}");
                 assert_eq!(reg, ks[144..]);
+            }
+            // CFB8 in two calls split at any byte: the register is the last 16 bytes of IV || C.
+            let mut cfb8_whole = pt.clone();
+            cfb::encrypt(&portable, &iv, 1, &mut cfb8_whole).unwrap();
+            for split in [0usize, 1, 5, 16, 77, 159, 160] {
+                let mut reg = iv.clone();
+                let mut data = pt.clone();
+                let (a, b) = data.split_at_mut(split);
+                assert!(aes.feedback_chain(&mut reg, Chain::Cfb8Encrypt(a)));
+                assert!(aes.feedback_chain(&mut reg, Chain::Cfb8Encrypt(b)));
+                assert!(data == cfb8_whole, "{backend:?} cfb8 split {split}");
+                assert_eq!(reg, cfb8_whole[144..], "{backend:?} cfb8 register");
             }
             // The CBC-MAC of the first 144 bytes, then the last block by hand with K1, is OMAC.
             let mut reg = vec![0u8; 16];

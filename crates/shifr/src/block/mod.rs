@@ -57,9 +57,9 @@ pub trait BlockCipher: Send + Sync {
         false
     }
 
-    /// One feedback chain (CBC or CFB encryption, OFB, a CBC-MAC) in one call where the backend has a
-    /// fast path that keeps the round keys and the chaining value in registers from block to block:
-    /// runs `chain` (whole blocks only) from the chaining value `register` (one block) and leaves
+    /// One feedback chain (CBC, CFB or CFB8 encryption, OFB, a CBC-MAC) in one call where the backend
+    /// has a fast path that keeps the round keys and the chaining value in registers from block to
+    /// block: runs `chain` (whole blocks only, except CFB8's bytes) from the chaining value `register` (one block) and leaves
     /// in `register` the value that chains on to the next block, then returns `true`. The default,
     /// and any backend or input without such a path (a partial block, a register that is not one
     /// block), touches nothing and returns `false`; the mode then makes one
@@ -167,13 +167,19 @@ pub enum Chain<'a> {
     /// OFB with a one-block register: `R = E(R)`, and `B` becomes `B ^ R`. `R` is key stream:
     /// the caller wipes it.
     Ofb(&'a mut [u8]),
+    /// CFB8 encryption (one-byte segments, a one-block register), over every byte, not whole
+    /// blocks: each byte `B` becomes `B ^ MSB_8(E(R))`, and `R` the last `n - 1` bytes of `R`
+    /// followed by that ciphertext byte.
+    Cfb8Encrypt(&'a mut [u8]),
 }
 
 impl Chain<'_> {
     /// The length of the chain's data in bytes.
     pub fn len(&self) -> usize {
         match self {
-            Chain::CbcEncrypt(d) | Chain::CfbEncrypt(d) | Chain::Ofb(d) => d.len(),
+            Chain::CbcEncrypt(d) | Chain::CfbEncrypt(d) | Chain::Ofb(d) | Chain::Cfb8Encrypt(d) => {
+                d.len()
+            }
             Chain::CbcMac(d) => d.len(),
         }
     }

@@ -70,8 +70,9 @@ pub fn encrypt<C: BlockCipher + ?Sized>(
 /// CFB-128-style calls (full-block segments, one-block register) give their whole blocks to the
 /// backend's chain kernel with `iv` as its register, so the chaining value is loaded from `iv` once
 /// and stored back once, from the register that writes the last ciphertext block. CFB8-style calls
-/// (one-byte segments, a one-block register of 8 or 16 bytes) keep the register in a local block
-/// for the whole call.
+/// (one-byte segments, a one-block register) go to the backend's CFB8 chain kernel where it has one
+/// (AES on x86); elsewhere, for 8- or 16-byte registers, the register stays in a local block for
+/// the whole call.
 #[inline]
 pub fn encrypt_chained<C: BlockCipher + ?Sized>(
     c: &C,
@@ -90,6 +91,9 @@ pub fn encrypt_chained<C: BlockCipher + ?Sized>(
             }
             return Ok(());
         }
+    }
+    if segment_bytes == 1 && iv.len() == n && c.feedback_chain(iv, Chain::Cfb8Encrypt(data)) {
+        return Ok(());
     }
     if segment_bytes == 1 && iv.len() == n && encrypt_bytes(c, iv, data) {
         return Ok(());
@@ -262,6 +266,13 @@ fn run<C: BlockCipher + ?Sized>(
             return Ok(());
         }
         (&chained[..n], tail)
+    } else if !decrypting && s == 1 && iv.len() == n && n <= STACK_BYTES {
+        // CFB8: every byte to the backend's chain kernel where it has one.
+        chained[..n].copy_from_slice(iv);
+        if c.feedback_chain(&mut chained[..n], Chain::Cfb8Encrypt(data)) {
+            return Ok(());
+        }
+        (iv, data)
     } else if decrypting && s == n && n <= 16 && iv.len() <= STACK_BYTES {
         if iv.len() == n && data.len() >= 2 * n {
             // Whole blocks to the backend's fused kernel where it has one; a partial last

@@ -450,6 +450,10 @@ impl BlockCipher for Aes {
     fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
         #[cfg(target_arch = "x86_64")]
         if let (Some(key), Ok(register)) = (self.aesni(), <&mut [u8; 16]>::try_from(register)) {
+            if let Chain::Cfb8Encrypt(d) = chain {
+                x86_chain::cfb8_encrypt(key, register, d);
+                return true;
+            }
             if !chain.len().is_multiple_of(16) {
                 return false;
             }
@@ -458,6 +462,7 @@ impl BlockCipher for Aes {
                 Chain::CfbEncrypt(d) => (x86_chain::CFB_ENCRYPT, x86_chain::Blocks::Write(d)),
                 Chain::CbcMac(d) => (x86_chain::CBC_MAC, x86_chain::Blocks::Read(d)),
                 Chain::Ofb(d) => (x86_chain::OFB, x86_chain::Blocks::Write(d)),
+                Chain::Cfb8Encrypt(_) => return false,
             };
             x86_chain::run(key, kind, register, blocks);
             return true;

@@ -15,7 +15,8 @@
 //! branches on or indexes by data.
 
 use core::arch::x86_64::{
-    __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_setzero_si128, _mm_xor_si128,
+    __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_cvtsi128_si32, _mm_cvtsi32_si128,
+    _mm_setzero_si128, _mm_slli_si128, _mm_srli_si128, _mm_xor_si128,
 };
 
 use super::key_schedule::MAX_ROUND_KEYS;
@@ -197,4 +198,53 @@ fn one<const NR: usize, const KIND: ChainKind>(
         _ => blocks.store(0, out),
     }
     store(register, out);
+}
+
+/// CFB8 encryption of every byte of `data` from `register`, which becomes the last sixteen bytes
+/// of `register || ciphertext` (see [`crate::block::Chain::Cfb8Encrypt`]).
+#[inline]
+pub(super) fn cfb8_encrypt(key: &AesNi, register: &mut [u8; 16], data: &mut [u8]) {
+    let keys = key.enc_round_keys();
+    // SAFETY (all three): an `AesNi` exists only if the CPU has AES-NI, the one feature `cfb8`
+    // enables.
+    unsafe {
+        match key.rounds() {
+            10 => cfb8::<10>(keys, register, data),
+            12 => cfb8::<12>(keys, register, data),
+            _ => cfb8::<14>(keys, register, data),
+        }
+    }
+}
+
+/// [`cfb8_encrypt`] with `NR` rounds. Per byte the chain is the rounds plus two single-cycle
+/// steps: the plaintext byte joins through the last round key (`AESENCLAST(t, K_last ^ P) =
+/// E(R) ^ P`, whose byte 0 is the ciphertext byte), and the next whitened input is
+/// `(R >> 8 bytes-wise) ^ K_0`, made off the chain while the rounds run, XORed with that byte
+/// shifted to the top (`R` shifted right one byte has a zero top byte, so XOR is the append).
+/// Only the ciphertext byte leaves the last round's value; its other bytes are key stream and
+/// stay in registers.
+#[target_feature(enable = "aes")]
+fn cfb8<const NR: usize>(keys: &RoundKeys, register: &mut [u8; 16], data: &mut [u8]) {
+    let mut k = [_mm_setzero_si128(); MAX_ROUND_KEYS];
+    for (r, key) in k.iter_mut().enumerate().take(NR + 1) {
+        *key = keys.get(r);
+    }
+    let (first, last) = (k[0], k[NR]);
+    let mut r = load(&register[..]);
+    let mut w = _mm_xor_si128(r, first);
+    for b in data.iter_mut() {
+        let x = _mm_xor_si128(last, _mm_cvtsi32_si128(i32::from(*b)));
+        let shifted = _mm_srli_si128::<1>(r);
+        let mut t = w;
+        for key in &k[1..NR] {
+            t = _mm_aesenc_si128(t, *key);
+        }
+        let e = _mm_aesenclast_si128(t, x);
+        // The ciphertext byte alone, at the top of the register.
+        let c = _mm_slli_si128::<15>(e);
+        r = _mm_xor_si128(shifted, c);
+        w = _mm_xor_si128(_mm_xor_si128(shifted, first), c);
+        *b = _mm_cvtsi128_si32(e) as u8;
+    }
+    store(&mut register[..], r);
 }

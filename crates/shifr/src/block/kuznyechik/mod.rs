@@ -395,6 +395,7 @@ impl BlockCipher for Kuznyechik {
             Chain::CfbEncrypt(data) => self.chain(ChainMode::Cfb, register, data),
             Chain::Ofb(data) => self.chain(ChainMode::Ofb, register, data),
             Chain::CbcMac(data) => self.cbc_mac_chain(register, data),
+            Chain::Cfb8Encrypt(_) => false,
         }
     }
 }

@@ -362,6 +362,7 @@ fn one_lane_chain<C: BlockCipher>(cipher: &C, register: &mut [u8], chain: Chain<
         }
         Chain::CbcMac(data) => C::feedback_lanes(&lane, register, Feedback::CbcMac(&[data])),
         Chain::Ofb(data) => C::feedback_lanes(&lane, register, Feedback::Ofb(&mut [data])),
+        Chain::Cfb8Encrypt(_) => false,
     }
 }
 

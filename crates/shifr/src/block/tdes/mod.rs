@@ -284,7 +284,7 @@ impl BlockCipher for Tdes {
         let Ok(register) = <&mut [u8; 8]>::try_from(register) else {
             return false;
         };
-        if !chain.len().is_multiple_of(8) {
+        if !chain.len().is_multiple_of(8) || matches!(chain, Chain::Cfb8Encrypt(_)) {
             return false;
         }
         let ks = &self.enc;
@@ -313,6 +313,7 @@ impl BlockCipher for Tdes {
                     *block = (u64::from_be_bytes(*block) ^ r).to_be_bytes();
                 }
             }
+            Chain::Cfb8Encrypt(_) => {}
         }
         *register = r.to_be_bytes();
         true
