@@ -17,8 +17,8 @@
 /// [`block::BlockCipher`] trait.
 pub mod block {
     pub use crate::block::{
-        aes, kuznyechik, magma, tdes, BlockAlgorithm, BlockCipher, Chain, CounterHalf, Feedback,
-        KeyInit,
+        aes, kuznyechik, magma, tdes, BlockAlgorithm, BlockCipher, Chain, CounterHalf,
+        DecryptChain, Feedback, KeyInit,
     };
 }
 

@@ -11,7 +11,7 @@ use shifr::aead::gcm::AesGcm;
 use shifr::aead::Aead;
 use shifr::cpu::Backend;
 use shifr::hazmat::block::aes::Aes;
-use shifr::hazmat::block::BlockCipher;
+use shifr::hazmat::block::{BlockCipher, DecryptChain};
 use shifr::hazmat::mac::ghash::GHash;
 
 /// Lengths around the block and the eight-block interleave, and a few KiB.
@@ -65,11 +65,11 @@ fn aes_arm_crypto_matches_portable_and_rustcrypto() {
     }
 }
 
-/// The fused CFB-128 decryption hook against the portable backend's CFB encryption: every
-/// whole-block length of `LENGTHS`, in two calls that continue like one, the register left at
-/// the last ciphertext block.
+/// The fused CBC and CFB-128 decryption hook (`BlockCipher::decrypt_chain`) against the portable
+/// backend's encryption: every whole-block length of `LENGTHS`, in two calls that continue like
+/// one, the register left at the last ciphertext block.
 #[test]
-fn aes_arm_crypto_cfb_decrypt_hook_matches_portable() {
+fn aes_arm_crypto_decrypt_chain_hook_matches_portable() {
     if !arm_crypto() {
         return;
     }
@@ -78,21 +78,35 @@ fn aes_arm_crypto_cfb_decrypt_hook_matches_portable() {
         let arm = Aes::with_backend(&key, Backend::ArmCrypto).unwrap();
         let portable = Aes::with_backend(&key, Backend::Portable).unwrap();
         for &len in LENGTHS {
-            let whole = len / 16 * 16;
-            let (iv, pt) = (random(16), random(whole));
-            let mut ct = pt.clone();
-            shifr::hazmat::mode::cfb::encrypt(&portable, &iv, 16, &mut ct).unwrap();
-            let mut got = ct.clone();
-            let mut reg = iv.clone();
-            let (a, b) = got.split_at_mut(whole / 32 * 16);
-            assert!(arm.cfb_decrypt(&mut reg, a) && arm.cfb_decrypt(&mut reg, b));
-            assert_eq!(got, pt, "AES-{} len {whole}", key_len * 8);
-            let expect = if whole == 0 {
-                &iv[..]
-            } else {
-                &ct[whole - 16..]
-            };
-            assert_eq!(reg, expect, "AES-{} len {whole} register", key_len * 8);
+            for cbc_mode in [true, false] {
+                let whole = len / 16 * 16;
+                let (iv, pt) = (random(16), random(whole));
+                let mut ct = pt.clone();
+                if cbc_mode {
+                    shifr::hazmat::mode::cbc::encrypt(&portable, &iv, &mut ct).unwrap();
+                } else {
+                    shifr::hazmat::mode::cfb::encrypt(&portable, &iv, 16, &mut ct).unwrap();
+                }
+                let mut got = ct.clone();
+                let mut reg = iv.clone();
+                let (a, b) = got.split_at_mut(whole / 32 * 16);
+                for part in [a, b] {
+                    let chain = if cbc_mode {
+                        DecryptChain::Cbc(part)
+                    } else {
+                        DecryptChain::Cfb(part)
+                    };
+                    assert!(arm.decrypt_chain(&mut reg, chain));
+                }
+                let what = format!("AES-{} len {whole} cbc {cbc_mode}", key_len * 8);
+                assert_eq!(got, pt, "{what}");
+                let expect = if whole == 0 {
+                    &iv[..]
+                } else {
+                    &ct[whole - 16..]
+                };
+                assert_eq!(reg, expect, "{what} register");
+            }
         }
     }
 }

@@ -5,8 +5,8 @@
 //! KiB, misaligned buffers, messages fed to OMAC in pieces, and the hook called directly with a
 //! register that must come back as the next chaining value. Also the chained mode calls
 //! (`cbc::encrypt_chained`, `cfb::encrypt_chained`, `ofb::apply_chained`): against RustCrypto's
-//! streaming contexts, in pieces equal to one call, and their refusals. And the fused CFB-128
-//! decryption hook (`BlockCipher::cfb_decrypt`), called directly.
+//! streaming contexts, in pieces equal to one call, and their refusals. And the fused CBC and
+//! CFB-128 decryption hook (`BlockCipher::decrypt_chain`), called directly.
 
 mod support;
 
@@ -15,7 +15,7 @@ use cipher::{AsyncStreamCipher, BlockEncryptMut, KeyInit, KeyIvInit, StreamCiphe
 use cmac::Mac;
 use shifr::cpu::Backend;
 use shifr::hazmat::block::aes::Aes;
-use shifr::hazmat::block::{BlockCipher, Chain};
+use shifr::hazmat::block::{BlockCipher, Chain, DecryptChain};
 use shifr::hazmat::mac::omac;
 use shifr::hazmat::mode::{cbc, cfb, ofb};
 use support::random_bytes;
@@ -196,45 +196,60 @@ fn cfb_encrypt_matches_rustcrypto_and_portable() {
     }
 }
 
-/// The fused CFB-128 decryption hook (`BlockCipher::cfb_decrypt`) on every backend that takes
-/// it, called directly: every whole-block length from 1 to 40 blocks and a few longer ones (each
-/// side of the register widths' thresholds and passes), misaligned, in two calls that must
-/// continue like one, against RustCrypto's CFB and the portable backend's plaintext; the register
-/// comes back as the last ciphertext block. Calls it cannot run change nothing.
+/// The fused CBC and CFB-128 decryption hook (`BlockCipher::decrypt_chain`) on every backend that
+/// takes it, called directly: every whole-block length from 1 to 40 blocks and a few longer ones
+/// (each side of the register widths' thresholds and passes), misaligned, in two calls that must
+/// continue like one, against RustCrypto's CBC and CFB; the register comes back as the last
+/// ciphertext block. Calls it cannot run change nothing.
 #[test]
-fn cfb_decrypt_hook_matches_rustcrypto_and_continues() {
+fn decrypt_chain_hook_matches_rustcrypto_and_continues() {
     let blocks: Vec<usize> = (1..=40).chain([63, 64, 65, 129, 257]).collect();
     for key_len in [16, 24, 32] {
         let key = random_bytes(key_len);
         for backend in backends() {
             let aes = Aes::with_backend(&key, backend).unwrap();
             for &n in &blocks {
-                let (iv, pt) = (random_bytes(16), random_bytes(16 * n));
-                let mut ct = pt.clone();
-                rc_cfb(&key, &iv, &mut ct);
-                let what = format!("{backend:?} {key_len} {n} blocks");
-                for split in [0, n / 2, n] {
-                    let mut buf = shifted(&ct, 7);
-                    let mut reg = iv.clone();
-                    let (a, b) = buf[7..].split_at_mut(16 * split);
-                    if !aes.cfb_decrypt(&mut reg, a) {
-                        // Only a backend without a kernel declines whole blocks.
-                        assert_eq!(backend, Backend::Portable, "{what} declined");
-                        assert!(reg == iv && buf[7..] == ct[..], "{what} touched");
-                        break;
+                for cbc_mode in [true, false] {
+                    let (iv, pt) = (random_bytes(16), random_bytes(16 * n));
+                    let mut ct = pt.clone();
+                    if cbc_mode {
+                        rc_cbc(&key, &iv, &mut ct);
+                    } else {
+                        rc_cfb(&key, &iv, &mut ct);
                     }
-                    assert!(aes.cfb_decrypt(&mut reg, b), "{what} second call");
-                    assert!(buf[7..] == pt[..], "{what} split {split}");
-                    assert_eq!(reg, ct[16 * (n - 1)..], "{what} register");
+                    let what = format!("{backend:?} {key_len} {n} blocks cbc {cbc_mode}");
+                    let run = |reg: &mut [u8], d: &mut [u8]| {
+                        let chain = if cbc_mode {
+                            DecryptChain::Cbc(d)
+                        } else {
+                            DecryptChain::Cfb(d)
+                        };
+                        aes.decrypt_chain(reg, chain)
+                    };
+                    for split in [0, n / 2, n] {
+                        let mut buf = shifted(&ct, 7);
+                        let mut reg = iv.clone();
+                        let (a, b) = buf[7..].split_at_mut(16 * split);
+                        if !run(&mut reg, a) {
+                            // Only a backend without a kernel declines whole blocks.
+                            assert_eq!(backend, Backend::Portable, "{what} declined");
+                            assert!(reg == iv && buf[7..] == ct[..], "{what} touched");
+                            break;
+                        }
+                        assert!(run(&mut reg, b), "{what} second call");
+                        assert!(buf[7..] == pt[..], "{what} split {split}");
+                        assert_eq!(reg, ct[16 * (n - 1)..], "{what} register");
+                    }
                 }
             }
             // Refused: a partial block, a register that is not one block.
             let (iv, ct) = (random_bytes(16), random_bytes(40));
             let (mut reg, mut data) = (iv.clone(), ct.clone());
-            assert!(!aes.cfb_decrypt(&mut reg, &mut data));
+            assert!(!aes.decrypt_chain(&mut reg, DecryptChain::Cbc(&mut data)));
+            assert!(!aes.decrypt_chain(&mut reg, DecryptChain::Cfb(&mut data)));
             assert!(reg == iv && data == ct);
             let mut short = iv[..8].to_vec();
-            assert!(!aes.cfb_decrypt(&mut short, &mut data[..32]));
+            assert!(!aes.decrypt_chain(&mut short, DecryptChain::Cbc(&mut data[..32])));
             assert!(short == iv[..8] && data == ct);
         }
     }

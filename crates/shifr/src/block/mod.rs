@@ -71,17 +71,17 @@ pub trait BlockCipher: Send + Sync {
         false
     }
 
-    /// CFB decryption with full-block segments and a one-block register in one fused pass where
-    /// the backend has one: each whole block `C` of `data` becomes `C ^ E(R)` and `C` the next
-    /// `R`, starting from `register` (one block), which is left holding the last ciphertext
-    /// block; then returns `true`. Unlike the chains of [`BlockCipher::feedback_chain`] every
-    /// cipher input is known in advance, so a backend can run many blocks at once and keep the
-    /// key stream in registers. The default, and any backend or input without such a path (data
-    /// that is not whole blocks, a register that is not one block), touches nothing and returns
-    /// `false`; the mode then enciphers copies of the inputs with
-    /// [`BlockCipher::encrypt_blocks`].
-    fn cfb_decrypt(&self, register: &mut [u8], data: &mut [u8]) -> bool {
-        let _ = (register, data);
+    /// CBC or CFB decryption (full-block segments) with a one-block register in one fused pass
+    /// where the backend has one: runs `chain` (whole blocks) from `register`, which is left
+    /// holding the last ciphertext block, and returns `true`. Unlike the encryption chains of
+    /// [`BlockCipher::feedback_chain`], every block's inputs are ciphertext known in advance, so
+    /// a backend can run many blocks at once, read each block before a block straight from the
+    /// ciphertext, and keep the cipher's output in registers. The default, and any backend or
+    /// input without such a path (data that is not whole blocks, a register that is not one
+    /// block), touches nothing and returns `false`; the mode then copies the inputs it needs
+    /// and calls [`BlockCipher::encrypt_blocks`] or [`BlockCipher::decrypt_blocks`].
+    fn decrypt_chain(&self, register: &mut [u8], chain: DecryptChain<'_>) -> bool {
+        let _ = (register, chain);
         false
     }
 
@@ -171,6 +171,16 @@ pub enum Chain<'a> {
     /// blocks: each byte `B` becomes `B ^ MSB_8(E(R))`, and `R` the last `n - 1` bytes of `R`
     /// followed by that ciphertext byte.
     Cfb8Encrypt(&'a mut [u8]),
+}
+
+/// One run of [`BlockCipher::decrypt_chain`]: what each whole block `C` of the data becomes, with
+/// `R` the block before it (the register for the first block).
+#[derive(Debug)]
+pub enum DecryptChain<'a> {
+    /// CBC decryption: `C` becomes `D(C) ^ R`.
+    Cbc(&'a mut [u8]),
+    /// CFB decryption with full-block segments: `C` becomes `C ^ E(R)`.
+    Cfb(&'a mut [u8]),
 }
 
 impl Chain<'_> {
@@ -318,8 +328,8 @@ impl<T: BlockCipher + ?Sized> BlockCipher for &T {
     fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
         (**self).feedback_chain(register, chain)
     }
-    fn cfb_decrypt(&self, register: &mut [u8], data: &mut [u8]) -> bool {
-        (**self).cfb_decrypt(register, data)
+    fn decrypt_chain(&self, register: &mut [u8], chain: DecryptChain<'_>) -> bool {
+        (**self).decrypt_chain(register, chain)
     }
     fn zero_block_image(&self) -> Option<&[u8]> {
         (**self).zero_block_image()
@@ -345,8 +355,8 @@ impl<T: BlockCipher + ?Sized> BlockCipher for Box<T> {
     fn feedback_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
         (**self).feedback_chain(register, chain)
     }
-    fn cfb_decrypt(&self, register: &mut [u8], data: &mut [u8]) -> bool {
-        (**self).cfb_decrypt(register, data)
+    fn decrypt_chain(&self, register: &mut [u8], chain: DecryptChain<'_>) -> bool {
+        (**self).decrypt_chain(register, chain)
     }
     fn zero_block_image(&self) -> Option<&[u8]> {
         (**self).zero_block_image()

@@ -2,10 +2,12 @@
 //! is `m = z*n` bytes and block `i` chains to block `i - z`, i.e. `z` interleaved CBC chains
 //! (`z = 1` is plain CBC). Encryption enciphers the `z` independent blocks of each round in one batch;
 //! plain CBC is first offered whole to [`BlockCipher::feedback_chain`], the backend's kernel that
-//! keeps the chaining value in a register. Decryption is fully parallel and goes through
+//! keeps the chaining value in a register. Decryption is fully parallel: plain CBC of two blocks
+//! or more is first offered whole to [`BlockCipher::decrypt_chain`] (a fused kernel that reads each
+//! block before a block straight from the ciphertext), and otherwise goes through
 //! `decrypt_blocks` in large batches.
 
-use crate::block::{BlockCipher, Chain};
+use crate::block::{BlockCipher, Chain, DecryptChain};
 use crate::util::{carry_input, shift_in, xor_in_place};
 use crate::{Error, Result};
 
@@ -121,8 +123,15 @@ fn encrypt_rounds<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) ->
 /// at most that many bytes, so that a short message clears little) and on the heap for longer
 /// registers; it holds only IV and ciphertext, so nothing is wiped.
 pub fn decrypt<C: BlockCipher + ?Sized>(c: &C, iv: &[u8], data: &mut [u8]) -> Result<()> {
-    let (_, z) = check_register(c.block_size(), iv, data.len())?;
+    let (n, z) = check_register(c.block_size(), iv, data.len())?;
     let m = iv.len();
+    if z == 1 && n <= MAX_BLOCK && data.len() > n {
+        let mut register = [0u8; MAX_BLOCK];
+        register[..n].copy_from_slice(iv);
+        if c.decrypt_chain(&mut register[..n], DecryptChain::Cbc(data)) {
+            return Ok(());
+        }
+    }
     let chunk = (BATCH_BLOCKS / z).max(1) * m;
     if m > STACK_REGISTER {
         let (mut prev, mut saved) = (vec![0u8; m], vec![0u8; chunk]);
@@ -152,6 +161,11 @@ pub fn decrypt_chained<C: BlockCipher + ?Sized>(
     let n = c.block_size();
     if n == 0 || n > MAX_BLOCK || iv.len() != n || !data.len().is_multiple_of(n) {
         return carry_input(iv, data, |r, d| decrypt(c, r, d));
+    }
+    // One block stays on the path below: `decrypt_blocks` on one block is every backend's
+    // cheapest call, and a fused kernel's set-up costs more than it saves there.
+    if data.len() > n && c.decrypt_chain(iv, DecryptChain::Cbc(data)) {
+        return Ok(());
     }
     // Saved-ciphertext space sized to the message, so that a short one clears little.
     let saved: &mut [u8] = if data.len() <= STACK_REGISTER {

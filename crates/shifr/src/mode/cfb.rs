@@ -8,7 +8,7 @@
 //! Decryption knows every cipher input in advance (each is a block of `IV || C`), so it enciphers
 //! up to 64 segments per call whatever the segment size, CFB8 included.
 
-use crate::block::{BlockCipher, Chain};
+use crate::block::{BlockCipher, Chain, DecryptChain};
 use crate::util::{carry_input, shift_byte_in, shift_in, xor_in_place};
 use crate::{Error, Result};
 use zeroize::{Zeroize, Zeroizing};
@@ -168,7 +168,10 @@ pub fn decrypt_chained<C: BlockCipher + ?Sized>(
     }
     // One block stays on the path below: `encrypt_blocks` on one block is every backend's
     // cheapest call, and a fused kernel's set-up costs more than it saves there.
-    if data.len() > n && data.len().is_multiple_of(n) && c.cfb_decrypt(iv, data) {
+    if data.len() > n
+        && data.len().is_multiple_of(n)
+        && c.decrypt_chain(iv, DecryptChain::Cfb(data))
+    {
         return Ok(());
     }
     if data.len() <= FEW_BYTES && data.len().is_multiple_of(n) {
@@ -281,7 +284,7 @@ fn run<C: BlockCipher + ?Sized>(
             let (blocks, tail) = data.split_at_mut(whole);
             let mut register = [0u8; MAX_BLOCK];
             register[..n].copy_from_slice(iv);
-            if c.cfb_decrypt(&mut register[..n], blocks) {
+            if c.decrypt_chain(&mut register[..n], DecryptChain::Cfb(blocks)) {
                 if !tail.is_empty() {
                     c.encrypt_blocks(&mut register[..n]);
                     xor_in_place(tail, &register[..tail.len()]);

@@ -53,11 +53,12 @@ impl ArmAes {
         unsafe { decrypt_all(&self.dec, self.rounds, data) }
     }
 
-    /// CFB-128 decryption of the whole blocks of `data` from `register`, which becomes the last
-    /// ciphertext block (see [`crate::block::BlockCipher::cfb_decrypt`]).
-    pub(super) fn cfb_decrypt(&self, register: &mut [u8; 16], data: &mut [u8]) {
+    /// CBC (`CBC`) or CFB-128 decryption of the whole blocks of `data` from `register`, which
+    /// becomes the last ciphertext block (see [`crate::block::BlockCipher::decrypt_chain`]).
+    pub(super) fn decrypt_chain<const CBC: bool>(&self, register: &mut [u8; 16], data: &mut [u8]) {
+        let keys = if CBC { &self.dec } else { &self.enc };
         // SAFETY: an `ArmAes` exists only if the CPU has the AES instructions (see `new`).
-        unsafe { cfb_decrypt_all(&self.enc, self.rounds, register, data) }
+        unsafe { decrypt_chain_all::<CBC>(keys, self.rounds, register, data) }
     }
 }
 
@@ -171,10 +172,11 @@ fn decrypt_group<const N: usize>(
     }
 }
 
-/// CFB-128 decryption, `LANES` blocks interleaved: each block's cipher input is the ciphertext
-/// block before it (the register for the first), all known in advance.
+/// CBC (`CBC`, `keys` the decryption round keys) or CFB-128 (the encryption round keys)
+/// decryption, `LANES` blocks interleaved: the block before each block, the register for the
+/// first, is ciphertext known in advance.
 #[target_feature(enable = "aes")]
-fn cfb_decrypt_all(
+fn decrypt_chain_all<const CBC: bool>(
     keys: &[[u8; 16]; MAX_ROUND_KEYS],
     rounds: usize,
     register: &mut [u8; 16],
@@ -184,10 +186,10 @@ fn cfb_decrypt_all(
     let mut prev = load(&register[..]);
     let mut groups = data.chunks_exact_mut(16 * LANES);
     for group in &mut groups {
-        prev = cfb_decrypt_group::<LANES>(&rk, rounds, prev, group);
+        prev = decrypt_chain_group::<CBC, LANES>(&rk, rounds, prev, group);
     }
     for block in groups.into_remainder().chunks_exact_mut(16) {
-        prev = cfb_decrypt_group::<1>(&rk, rounds, prev, block);
+        prev = decrypt_chain_group::<CBC, 1>(&rk, rounds, prev, block);
     }
     store(&mut register[..], prev);
 }
@@ -196,7 +198,7 @@ fn cfb_decrypt_all(
 /// the last ciphertext block.
 #[inline]
 #[target_feature(enable = "aes")]
-fn cfb_decrypt_group<const N: usize>(
+fn decrypt_chain_group<const CBC: bool, const N: usize>(
     rk: &[uint8x16_t; MAX_ROUND_KEYS],
     rounds: usize,
     prev: uint8x16_t,
@@ -207,16 +209,25 @@ fn cfb_decrypt_group<const N: usize>(
     for (v, b) in c.iter_mut().zip(chunk.chunks_exact(16)) {
         *v = load(b);
     }
-    let mut s = [prev; N];
-    s[1..].copy_from_slice(&c[..N - 1]);
+    let mut before = [prev; N];
+    before[1..].copy_from_slice(&c[..N - 1]);
+    let (mut s, operands) = if CBC { (c, before) } else { (before, c) };
     for k in &rk[..rounds - 1] {
         for v in s.iter_mut() {
-            *v = vaesmcq_u8(vaeseq_u8(*v, *k));
+            *v = if CBC {
+                vaesimcq_u8(vaesdq_u8(*v, *k))
+            } else {
+                vaesmcq_u8(vaeseq_u8(*v, *k))
+            };
         }
     }
-    for ((v, x), b) in s.iter().zip(&c).zip(chunk.chunks_exact_mut(16)) {
-        let ks = veorq_u8(vaeseq_u8(*v, rk[rounds - 1]), rk[rounds]);
-        store(b, veorq_u8(ks, *x));
+    for ((v, x), b) in s.iter().zip(&operands).zip(chunk.chunks_exact_mut(16)) {
+        let last = if CBC {
+            vaesdq_u8(*v, rk[rounds - 1])
+        } else {
+            vaeseq_u8(*v, rk[rounds - 1])
+        };
+        store(b, veorq_u8(veorq_u8(last, rk[rounds]), *x));
     }
     c[N - 1]
 }

@@ -40,7 +40,7 @@ mod x86_vaes;
 pub use algorithm::AesAlgorithm;
 use core::fmt;
 
-use crate::block::{BlockCipher, Chain, KeyInit};
+use crate::block::{BlockCipher, Chain, DecryptChain, KeyInit};
 use crate::cpu::{self, Backend, Primitive, Reason};
 use crate::{Error, Result};
 use zeroize::Zeroizing;
@@ -371,6 +371,33 @@ impl Aes {
     }
 }
 
+impl Aes {
+    /// [`BlockCipher::decrypt_chain`] for CBC (`CBC`) or CFB.
+    #[inline]
+    fn decrypt_chain_with<const CBC: bool>(&self, register: &mut [u8], data: &mut [u8]) -> bool {
+        let Ok(register) = <&mut [u8; 16]>::try_from(register) else {
+            return false;
+        };
+        if !data.len().is_multiple_of(16) {
+            return false;
+        }
+        match &self.kernel {
+            Kernel::Portable(_) => return false,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::AesNi(a) => a.decrypt_chain::<CBC>(register, data),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vaes(v) => {
+                if !v.decrypt_chain::<CBC>(register, data) {
+                    v.aesni().decrypt_chain::<CBC>(register, data);
+                }
+            }
+            #[cfg(target_arch = "aarch64")]
+            Kernel::ArmCrypto(a) => a.decrypt_chain::<CBC>(register, data),
+        }
+        true
+    }
+}
+
 impl BlockCipher for Aes {
     #[inline]
     fn block_size(&self) -> usize {
@@ -470,33 +497,18 @@ impl BlockCipher for Aes {
         false
     }
 
-    /// Fused kernels that read each cipher input straight from the ciphertext and keep the key
-    /// stream in registers: on the VAES backends at their register width (`x86_vaes`, the inputs
-    /// shifted into place one block across; the AES-NI kernel where the width declines), on
-    /// AES-NI and ARMv8 crypto eight blocks at a time. The portable backend declines, and the
-    /// mode runs its copies through `encrypt_blocks`.
+    /// Fused kernels that read each block before a block straight from the ciphertext and keep
+    /// the cipher's output in registers: on the VAES backends at their register width
+    /// (`x86_vaes`, the blocks before shifted into place one block across; the AES-NI kernel
+    /// where the width declines), on AES-NI and ARMv8 crypto eight blocks at a time. The
+    /// portable backend declines, and the mode copies and calls `encrypt_blocks` /
+    /// `decrypt_blocks`.
     #[inline]
-    fn cfb_decrypt(&self, register: &mut [u8], data: &mut [u8]) -> bool {
-        let Ok(register) = <&mut [u8; 16]>::try_from(register) else {
-            return false;
-        };
-        if !data.len().is_multiple_of(16) {
-            return false;
+    fn decrypt_chain(&self, register: &mut [u8], chain: DecryptChain<'_>) -> bool {
+        match chain {
+            DecryptChain::Cbc(data) => self.decrypt_chain_with::<true>(register, data),
+            DecryptChain::Cfb(data) => self.decrypt_chain_with::<false>(register, data),
         }
-        match &self.kernel {
-            Kernel::Portable(_) => return false,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::AesNi(a) => a.cfb_decrypt(register, data),
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Vaes(v) => {
-                if !v.cfb128_decrypt(register, data) {
-                    v.aesni().cfb_decrypt(register, data);
-                }
-            }
-            #[cfg(target_arch = "aarch64")]
-            Kernel::ArmCrypto(a) => a.cfb_decrypt(register, data),
-        }
-        true
     }
 
     fn encrypt_lanes(ciphers: &[&Aes], blocks: &mut [u8]) {

@@ -148,12 +148,13 @@ impl AesNi {
         unsafe { ctr_all(&self.enc, self.rounds, counter, data) }
     }
 
-    /// CFB-128 decryption of the whole blocks of `data` from `register`, which becomes the last
-    /// ciphertext block (see [`crate::block::BlockCipher::cfb_decrypt`]).
+    /// CBC (`CBC`) or CFB-128 decryption of the whole blocks of `data` from `register`, which
+    /// becomes the last ciphertext block (see [`crate::block::BlockCipher::decrypt_chain`]).
     #[inline]
-    pub(super) fn cfb_decrypt(&self, register: &mut [u8; 16], data: &mut [u8]) {
+    pub(super) fn decrypt_chain<const CBC: bool>(&self, register: &mut [u8; 16], data: &mut [u8]) {
+        let keys = if CBC { &self.dec } else { &self.enc };
         // SAFETY: an `AesNi` exists only if the CPU supports AES-NI (see `new`).
-        unsafe { cfb_decrypt_all(&self.enc, self.rounds, register, data) }
+        unsafe { decrypt_chain_all::<CBC>(keys, self.rounds, register, data) }
     }
 
     #[inline]
@@ -450,57 +451,83 @@ fn ctr_group<const N: usize>(rk: &RoundKeys, rounds: usize, next: &mut u128, chu
     }
 }
 
-/// CFB-128 decryption, `LANES` blocks interleaved: each block's cipher input is the ciphertext
-/// block before it (the register for the first), all known in advance.
+/// CBC (`CBC`, `keys` the decryption round keys) or CFB-128 (the encryption round keys)
+/// decryption, `LANES` blocks interleaved: the block before each block, the register for the
+/// first, is ciphertext known in advance.
 #[target_feature(enable = "aes")]
-fn cfb_decrypt_all(keys: &RoundKeys, rounds: usize, register: &mut [u8; 16], data: &mut [u8]) {
+fn decrypt_chain_all<const CBC: bool>(
+    keys: &RoundKeys,
+    rounds: usize,
+    register: &mut [u8; 16],
+    data: &mut [u8],
+) {
     let rk = keys; // read in the rounds, as in `encrypt_all`
     let mut prev = load(&register[..]);
     let mut groups = data.chunks_exact_mut(16 * LANES);
     for group in &mut groups {
-        prev = cfb_decrypt_group::<LANES>(rk, rounds, prev, group);
+        prev = decrypt_chain_group::<CBC, LANES>(rk, rounds, prev, group);
     }
     let rest = groups.into_remainder();
     prev = match rest.len() / 16 {
         0 => prev,
-        1 => cfb_decrypt_group::<1>(rk, rounds, prev, rest),
-        2 => cfb_decrypt_group::<2>(rk, rounds, prev, rest),
-        3 => cfb_decrypt_group::<3>(rk, rounds, prev, rest),
-        4 => cfb_decrypt_group::<4>(rk, rounds, prev, rest),
-        5 => cfb_decrypt_group::<5>(rk, rounds, prev, rest),
-        6 => cfb_decrypt_group::<6>(rk, rounds, prev, rest),
-        _ => cfb_decrypt_group::<7>(rk, rounds, prev, rest),
+        1 => decrypt_chain_group::<CBC, 1>(rk, rounds, prev, rest),
+        2 => decrypt_chain_group::<CBC, 2>(rk, rounds, prev, rest),
+        3 => decrypt_chain_group::<CBC, 3>(rk, rounds, prev, rest),
+        4 => decrypt_chain_group::<CBC, 4>(rk, rounds, prev, rest),
+        5 => decrypt_chain_group::<CBC, 5>(rk, rounds, prev, rest),
+        6 => decrypt_chain_group::<CBC, 6>(rk, rounds, prev, rest),
+        _ => decrypt_chain_group::<CBC, 7>(rk, rounds, prev, rest),
     };
     store(&mut register[..], prev);
 }
 
 /// Decrypts the `N` blocks of `chunk` (16 * N bytes) after the ciphertext block `prev` and
 /// returns the last ciphertext block. The ciphertext is read again for the XOR rather than kept
-/// in registers: with sixteen SSE registers, `N` states and `N` blocks would spill.
+/// in registers: with sixteen SSE registers, `N` states and `N` blocks would spill. CBC writes
+/// the blocks last first, so that its XOR still reads ciphertext for the block before.
 #[inline]
 #[target_feature(enable = "aes")]
-fn cfb_decrypt_group<const N: usize>(
+fn decrypt_chain_group<const CBC: bool, const N: usize>(
     rk: &RoundKeys,
     rounds: usize,
     prev: __m128i,
     chunk: &mut [u8],
 ) -> __m128i {
     let chunk = &mut chunk[..16 * N];
+    let block = |chunk: &[u8], i: usize| load(&chunk[16 * i..]);
     let mut s = [_mm_setzero_si128(); N];
-    s[0] = _mm_xor_si128(prev, rk.get(0));
-    for i in 1..N {
-        s[i] = _mm_xor_si128(load(&chunk[16 * (i - 1)..]), rk.get(0));
+    if CBC {
+        for (i, v) in s.iter_mut().enumerate() {
+            *v = _mm_xor_si128(block(chunk, i), rk.get(0));
+        }
+    } else {
+        s[0] = _mm_xor_si128(prev, rk.get(0));
+        for (v, b) in s[1..].iter_mut().zip(chunk.chunks_exact(16)) {
+            *v = _mm_xor_si128(load(b), rk.get(0));
+        }
     }
-    let last = load(&chunk[16 * (N - 1)..]);
+    let last = block(chunk, N - 1);
     for r in 1..rounds {
         let k = rk.get(r);
         for v in s.iter_mut() {
-            *v = _mm_aesenc_si128(*v, k);
+            *v = if CBC {
+                _mm_aesdec_si128(*v, k)
+            } else {
+                _mm_aesenc_si128(*v, k)
+            };
         }
     }
-    for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
-        let ks = _mm_aesenclast_si128(*v, rk.get(rounds));
-        store(b, _mm_xor_si128(ks, load(b)));
+    if CBC {
+        for i in (0..N).rev() {
+            let out = _mm_aesdeclast_si128(s[i], rk.get(rounds));
+            let before = if i == 0 { prev } else { block(chunk, i - 1) };
+            store(&mut chunk[16 * i..], _mm_xor_si128(out, before));
+        }
+    } else {
+        for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
+            let ks = _mm_aesenclast_si128(*v, rk.get(rounds));
+            store(b, _mm_xor_si128(ks, load(b)));
+        }
     }
     last
 }

@@ -158,32 +158,42 @@ impl Vaes {
 }
 
 impl Vaes {
-    /// CFB-128 decryption (full-block segments, a one-block register) of `data`, whole blocks
-    /// only: block `i` becomes `C_i ^ E(C_(i-1))` with `C_(-1)` the register, and the register
-    /// becomes the last ciphertext block. Every cipher input is ciphertext known in advance, so
-    /// the inputs are shifted into place in registers (one lane across) and the key stream never
-    /// leaves them. Only the 512-bit width with AVX-512 BW has this path; returns `false`,
-    /// touching nothing, otherwise or when `data` is not whole blocks.
-    pub(super) fn cfb128_decrypt(&self, register: &mut [u8; 16], data: &mut [u8]) -> bool {
+    /// CBC (`CBC`) or CFB-128 (full-block segments) decryption with a one-block register of
+    /// `data`, whole blocks only: block `i` becomes `D(C_i) ^ C_(i-1)` or `C_i ^ E(C_(i-1))`
+    /// with `C_(-1)` the register, and the register becomes the last ciphertext block. Every
+    /// block before a block is ciphertext known in advance, so it is shifted into place in
+    /// registers (one block across) and nothing but the output is written. The 512-bit width
+    /// (with AVX-512 BW) takes messages from 64 bytes, the 256-bit width from
+    /// [`CHAIN_Y256_MIN`]; returns `false`, touching nothing, otherwise.
+    pub(super) fn decrypt_chain<const CBC: bool>(
+        &self,
+        register: &mut [u8; 16],
+        data: &mut [u8],
+    ) -> bool {
         if !data.len().is_multiple_of(16) {
             return false;
         }
         if data.is_empty() {
             return true;
         }
-        let (keys, rounds) = (self.keys.enc_keys(), self.keys.rounds());
+        let keys = if CBC {
+            self.keys.dec_keys()
+        } else {
+            self.keys.enc_keys()
+        };
+        let rounds = self.keys.rounds();
         match self.width {
-            Width::Z512 if data.len() < CFB_Z512_MIN => false,
+            Width::Z512 if data.len() < CHAIN_Z512_MIN => false,
             Width::Z512 if crate::cpu::features().avx512bw => {
                 // SAFETY: `new` checked VAES, AVX-512 F and AES-NI; AVX-512 BW just above.
-                unsafe { cfb_decrypt_z512(keys, rounds, register, data) };
+                unsafe { decrypt_chain_z512::<CBC>(keys, rounds, register, data) };
                 true
             }
             Width::Z512 => false,
-            Width::Y256 if data.len() < CFB_Y256_MIN => false,
+            Width::Y256 if data.len() < CHAIN_Y256_MIN => false,
             Width::Y256 => {
                 // SAFETY: `new` checked VAES, AVX2 and AES-NI.
-                unsafe { cfb_decrypt_y256(keys, rounds, register, data) };
+                unsafe { decrypt_chain_y256::<CBC>(keys, rounds, register, data) };
                 true
             }
         }
@@ -644,11 +654,11 @@ fn ctr_z512<const LOW64: bool>(keys: &RoundKeys, rounds: usize, first: &[u8; 16]
     }
 }
 
-/// The cipher inputs of CFB-128 decryption for the four blocks of `c`: the last block of `prev`
-/// (the block before them), then the first three of `c`.
+/// The block before each block of `c` (four blocks): the last block of `prev`, then the first
+/// three of `c`. These are CFB's cipher inputs and CBC's XOR operands.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn cfb_inputs(c: __m512i, prev: __m512i) -> __m512i {
+fn blocks_before(c: __m512i, prev: __m512i) -> __m512i {
     _mm512_alignr_epi64::<6>(c, prev)
 }
 
@@ -679,11 +689,12 @@ fn store_masked(part: &mut [u8], v: __m512i) {
     unsafe { _mm512_mask_storeu_epi8(part.as_mut_ptr().cast(), mask, v) }
 }
 
-/// `N` registers of four blocks enciphered together, each round key broadcast from `keys` as
-/// its round comes (a short call: no table of broadcast keys first).
+/// `N` registers of four blocks through the rounds together (the inverse cipher when `DEC`),
+/// each round key broadcast from `keys` as its round comes (a short call: no table of
+/// broadcast keys first).
 #[inline]
 #[target_feature(enable = "avx512f,vaes")]
-fn encrypt_regs_mem<const N: usize>(
+fn crypt_regs_mem<const DEC: bool, const N: usize>(
     keys: &RoundKeys,
     rounds: usize,
     mut s: [__m512i; N],
@@ -695,20 +706,28 @@ fn encrypt_regs_mem<const N: usize>(
     for k in &keys[1..rounds] {
         let k = _mm512_broadcast_i32x4(load128(k));
         for v in s.iter_mut() {
-            *v = _mm512_aesenc_epi128(*v, k);
+            *v = if DEC {
+                _mm512_aesdec_epi128(*v, k)
+            } else {
+                _mm512_aesenc_epi128(*v, k)
+            };
         }
     }
     let k = _mm512_broadcast_i32x4(load128(&keys[rounds]));
     for v in s.iter_mut() {
-        *v = _mm512_aesenclast_epi128(*v, k);
+        *v = if DEC {
+            _mm512_aesdeclast_epi128(*v, k)
+        } else {
+            _mm512_aesenclast_epi128(*v, k)
+        };
     }
     s
 }
 
-/// `N` registers of four blocks enciphered together with broadcast round keys `rk`.
+/// `N` registers of four blocks through the rounds together with broadcast round keys `rk`.
 #[inline]
 #[target_feature(enable = "avx512f,vaes")]
-fn encrypt_regs<const N: usize>(
+fn crypt_regs<const DEC: bool, const N: usize>(
     rk: &[__m512i; MAX_ROUND_KEYS],
     rounds: usize,
     mut s: [__m512i; N],
@@ -718,48 +737,80 @@ fn encrypt_regs<const N: usize>(
     }
     for k in &rk[1..rounds] {
         for v in s.iter_mut() {
-            *v = _mm512_aesenc_epi128(*v, *k);
+            *v = if DEC {
+                _mm512_aesdec_epi128(*v, *k)
+            } else {
+                _mm512_aesenc_epi128(*v, *k)
+            };
         }
     }
     for v in s.iter_mut() {
-        *v = _mm512_aesenclast_epi128(*v, rk[rounds]);
+        *v = if DEC {
+            _mm512_aesdeclast_epi128(*v, rk[rounds])
+        } else {
+            _mm512_aesenclast_epi128(*v, rk[rounds])
+        };
     }
     s
 }
 
-/// [`cfb_decrypt_z512`] for 1 to `4 N` blocks, `N` registers in one pass.
+/// The cipher inputs and the XOR operands of the ciphertext registers `c` after `prev`: CBC
+/// deciphers each block and XORs the block before it, CFB enciphers the block before and XORs
+/// the block itself.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn chain_operands<const CBC: bool, const N: usize>(
+    c: &[__m512i; N],
+    prev: __m512i,
+) -> ([__m512i; N], [__m512i; N]) {
+    let before: [__m512i; N] =
+        core::array::from_fn(|i| blocks_before(c[i], if i == 0 { prev } else { c[i - 1] }));
+    if CBC {
+        (*c, before)
+    } else {
+        (before, *c)
+    }
+}
+
+/// [`decrypt_chain_z512`] for 1 to `4 N` blocks, `N` registers in one pass.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,vaes")]
-fn cfb_short_z512<const N: usize>(keys: &RoundKeys, rounds: usize, prev: __m512i, data: &mut [u8]) {
+fn decrypt_chain_short_z512<const CBC: bool, const N: usize>(
+    keys: &RoundKeys,
+    rounds: usize,
+    prev: __m512i,
+    data: &mut [u8],
+) {
     let mut c = [_mm512_setzero_si512(); N];
     for (v, part) in c.iter_mut().zip(data.chunks(64)) {
         *v = load_masked(part);
     }
-    let mut inputs = [prev; N];
-    let mut before = prev;
-    for (input, v) in inputs.iter_mut().zip(&c) {
-        *input = cfb_inputs(*v, before);
-        before = *v;
-    }
-    let ks = encrypt_regs_mem::<N>(keys, rounds, inputs);
-    for ((part, k), v) in data.chunks_mut(64).zip(ks).zip(c) {
-        store_masked(part, _mm512_xor_si512(v, k));
+    let (inputs, operands) = chain_operands::<CBC, N>(&c, prev);
+    let out = crypt_regs_mem::<CBC, N>(keys, rounds, inputs);
+    for ((part, o), x) in data.chunks_mut(64).zip(out).zip(operands) {
+        store_masked(part, _mm512_xor_si512(o, x));
     }
 }
 
-/// CFB-128 decryption of `data` (whole blocks, at least one) from `register`, which becomes
-/// the last ciphertext block.
+/// CBC (`CBC`, with the decryption round keys) or CFB-128 (the encryption round keys)
+/// decryption of `data` (whole blocks, at least one) from `register`, which becomes the last
+/// ciphertext block.
 #[target_feature(enable = "avx512f,avx512bw,vaes,aes")]
-fn cfb_decrypt_z512(keys: &RoundKeys, rounds: usize, register: &mut [u8; 16], data: &mut [u8]) {
+fn decrypt_chain_z512<const CBC: bool>(
+    keys: &RoundKeys,
+    rounds: usize,
+    register: &mut [u8; 16],
+    data: &mut [u8],
+) {
     let next = load128(&data[data.len() - 16..]);
     // Only the top lane of `prev` is read, as the block before the first.
     let mut prev = _mm512_broadcast_i32x4(load128(register));
     if data.len() <= SHORT_CTR_MAX {
         match data.len().div_ceil(64) {
-            1 => cfb_short_z512::<1>(keys, rounds, prev, data),
-            2 => cfb_short_z512::<2>(keys, rounds, prev, data),
-            3 => cfb_short_z512::<3>(keys, rounds, prev, data),
-            _ => cfb_short_z512::<4>(keys, rounds, prev, data),
+            1 => decrypt_chain_short_z512::<CBC, 1>(keys, rounds, prev, data),
+            2 => decrypt_chain_short_z512::<CBC, 2>(keys, rounds, prev, data),
+            3 => decrypt_chain_short_z512::<CBC, 3>(keys, rounds, prev, data),
+            _ => decrypt_chain_short_z512::<CBC, 4>(keys, rounds, prev, data),
         }
     } else {
         let rk: [__m512i; MAX_ROUND_KEYS] =
@@ -771,42 +822,47 @@ fn cfb_decrypt_z512(keys: &RoundKeys, rounds: usize, register: &mut [u8; 16], da
                 // unaligned load.
                 unsafe { _mm512_loadu_si512(group.as_ptr().add(64 * i).cast()) }
             });
-            let inputs: [__m512i; REGS] =
-                core::array::from_fn(|i| cfb_inputs(c[i], if i == 0 { prev } else { c[i - 1] }));
-            let ks = encrypt_regs::<REGS>(&rk, rounds, inputs);
-            for (i, (k, v)) in ks.iter().zip(&c).enumerate() {
+            let (inputs, operands) = chain_operands::<CBC, REGS>(&c, prev);
+            let out = crypt_regs::<CBC, REGS>(&rk, rounds, inputs);
+            for (i, (o, x)) in out.iter().zip(&operands).enumerate() {
                 // SAFETY: bytes 64i..64i+64 of `group` are writable; unaligned store.
                 unsafe {
                     _mm512_storeu_si512(
                         group.as_mut_ptr().add(64 * i).cast(),
-                        _mm512_xor_si512(*v, *k),
+                        _mm512_xor_si512(*o, *x),
                     )
                 };
             }
             prev = c[REGS - 1];
         }
         for part in groups.into_remainder().chunks_mut(64) {
-            let c = load_masked(part);
-            let [k] = encrypt_regs::<1>(&rk, rounds, [cfb_inputs(c, prev)]);
-            store_masked(part, _mm512_xor_si512(c, k));
-            prev = c;
+            let c = [load_masked(part)];
+            let (inputs, [x]) = chain_operands::<CBC, 1>(&c, prev);
+            let [o] = crypt_regs::<CBC, 1>(&rk, rounds, inputs);
+            store_masked(part, _mm512_xor_si512(o, x));
+            prev = c[0];
         }
     }
     store128(register, next);
 }
 
-/// Shortest message [`cfb_decrypt_y256`] takes: below one full pass the broadcast of every round
-/// key costs more than the wider rounds save, and the 128-bit AES-NI kernel runs it.
-const CFB_Y256_MIN: usize = 32 * REGS;
+/// Shortest message [`decrypt_chain_y256`] takes: below one full pass the broadcast of every
+/// round key costs more than the wider rounds save, and the 128-bit AES-NI kernel runs it.
+const CHAIN_Y256_MIN: usize = 32 * REGS;
 
-/// Shortest message [`cfb_decrypt_z512`] takes.
-const CFB_Z512_MIN: usize = 64;
+/// Shortest message [`decrypt_chain_z512`] takes.
+const CHAIN_Z512_MIN: usize = 64;
 
-/// CFB-128 decryption of `data` (whole blocks, at least one) on 256-bit registers, `REGS` of
-/// them per pass; each register's inputs are the high block of the register before and its own
-/// low block. An odd last block runs on the 128-bit form.
+/// [`decrypt_chain_z512`] on 256-bit registers, `REGS` of them per pass; the block before a
+/// register's low block is the high block of the register before. An odd last block runs on
+/// the 128-bit form.
 #[target_feature(enable = "avx2,vaes,aes")]
-fn cfb_decrypt_y256(keys: &RoundKeys, rounds: usize, register: &mut [u8; 16], data: &mut [u8]) {
+fn decrypt_chain_y256<const CBC: bool>(
+    keys: &RoundKeys,
+    rounds: usize,
+    register: &mut [u8; 16],
+    data: &mut [u8],
+) {
     let next = load128(&data[data.len() - 16..]);
     let rk: [__m256i; MAX_ROUND_KEYS] =
         core::array::from_fn(|i| _mm256_broadcastsi128_si256(load128(&keys[i])));
@@ -814,23 +870,32 @@ fn cfb_decrypt_y256(keys: &RoundKeys, rounds: usize, register: &mut [u8; 16], da
     let mut prev = _mm256_broadcastsi128_si256(load128(register));
     let mut groups = data.chunks_exact_mut(32 * REGS);
     for group in &mut groups {
-        prev = cfb_group_y256::<REGS>(&rk, rounds, prev, group);
+        prev = decrypt_chain_group_y256::<CBC, REGS>(&rk, rounds, prev, group);
     }
     let mut pairs = groups.into_remainder().chunks_exact_mut(32);
     for pair in &mut pairs {
-        prev = cfb_group_y256::<1>(&rk, rounds, prev, pair);
+        prev = decrypt_chain_group_y256::<CBC, 1>(&rk, rounds, prev, pair);
     }
     let last = pairs.into_remainder();
     if !last.is_empty() {
-        let mut s = _mm_xor_si128(
-            _mm256_extracti128_si256::<1>(prev),
-            _mm256_castsi256_si128(rk[0]),
-        );
+        let (c, before) = (load128(last), _mm256_extracti128_si256::<1>(prev));
+        let (input, operand) = if CBC { (c, before) } else { (before, c) };
+        let mut s = _mm_xor_si128(input, _mm256_castsi256_si128(rk[0]));
         for k in &rk[1..rounds] {
-            s = _mm_aesenc_si128(s, _mm256_castsi256_si128(*k));
+            let k = _mm256_castsi256_si128(*k);
+            s = if CBC {
+                _mm_aesdec_si128(s, k)
+            } else {
+                _mm_aesenc_si128(s, k)
+            };
         }
-        let ks = _mm_aesenclast_si128(s, _mm256_castsi256_si128(rk[rounds]));
-        store128(last, _mm_xor_si128(ks, load128(last)));
+        let k = _mm256_castsi256_si128(rk[rounds]);
+        let out = if CBC {
+            _mm_aesdeclast_si128(s, k)
+        } else {
+            _mm_aesenclast_si128(s, k)
+        };
+        store128(last, _mm_xor_si128(out, operand));
     }
     store128(register, next);
 }
@@ -839,7 +904,7 @@ fn cfb_decrypt_y256(keys: &RoundKeys, rounds: usize, register: &mut [u8; 16], da
 /// ciphertext.
 #[inline]
 #[target_feature(enable = "avx2,vaes")]
-fn cfb_group_y256<const N: usize>(
+fn decrypt_chain_group_y256<const CBC: bool, const N: usize>(
     rk: &[__m256i; MAX_ROUND_KEYS],
     rounds: usize,
     prev: __m256i,
@@ -850,23 +915,32 @@ fn cfb_group_y256<const N: usize>(
         // SAFETY: `chunk` holds 32 * N bytes, so bytes 32i..32i+32 are readable; unaligned load.
         unsafe { _mm256_loadu_si256(chunk.as_ptr().add(32 * i).cast()) }
     });
-    let mut s: [__m256i; N] = core::array::from_fn(|i| {
-        let before = if i == 0 { prev } else { c[i - 1] };
-        // Low block: the high block of `before`; high block: the low block of `c[i]`.
-        _mm256_xor_si256(_mm256_permute2x128_si256::<0x21>(before, c[i]), rk[0])
+    // Low block: the high block of the register before; high block: the low block of `c[i]`.
+    let before: [__m256i; N] = core::array::from_fn(|i| {
+        _mm256_permute2x128_si256::<0x21>(if i == 0 { prev } else { c[i - 1] }, c[i])
     });
+    let (inputs, operands) = if CBC { (c, before) } else { (before, c) };
+    let mut s: [__m256i; N] = core::array::from_fn(|i| _mm256_xor_si256(inputs[i], rk[0]));
     for k in &rk[1..rounds] {
         for v in s.iter_mut() {
-            *v = _mm256_aesenc_epi128(*v, *k);
+            *v = if CBC {
+                _mm256_aesdec_epi128(*v, *k)
+            } else {
+                _mm256_aesenc_epi128(*v, *k)
+            };
         }
     }
     for (i, v) in s.iter().enumerate() {
-        let ks = _mm256_aesenclast_epi128(*v, rk[rounds]);
+        let out = if CBC {
+            _mm256_aesdeclast_epi128(*v, rk[rounds])
+        } else {
+            _mm256_aesenclast_epi128(*v, rk[rounds])
+        };
         // SAFETY: bytes 32i..32i+32 of `chunk` are writable; unaligned store.
         unsafe {
             _mm256_storeu_si256(
                 chunk.as_mut_ptr().add(32 * i).cast(),
-                _mm256_xor_si256(c[i], ks),
+                _mm256_xor_si256(out, operands[i]),
             )
         };
     }
