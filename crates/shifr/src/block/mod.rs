@@ -59,10 +59,11 @@ pub trait BlockCipher: Send + Sync {
 
     /// One feedback chain (CBC, CFB or CFB8 encryption, OFB, a CBC-MAC) in one call where the backend
     /// has a fast path that keeps the round keys and the chaining value in registers from block to
-    /// block: runs `chain` (whole blocks only, except CFB8's bytes) from the chaining value `register` (one block) and leaves
-    /// in `register` the value that chains on to the next block, then returns `true`. The default,
-    /// and any backend or input without such a path (a partial block, a register that is not one
-    /// block), touches nothing and returns `false`; the mode then makes one
+    /// block: runs `chain` (whole blocks only, except CFB8's bytes) from the chaining value
+    /// `register` (one block) and leaves in `register` the value that chains on to the next block,
+    /// then returns `true`. The default, and any backend or input without such a path (a partial
+    /// block, a register that is not one block), touches nothing and returns `false`; the mode
+    /// then makes one
     /// [`BlockCipher::encrypt_blocks`] call per block. These chains are latency-bound (each block
     /// needs the previous one's output), so the per-call overhead of the generic loop is most of
     /// their cost.
