@@ -70,7 +70,8 @@ backends_for() {
 #   of each cipher and of the modes against RustCrypto, which is where 32-bit and byte-order bugs
 #   show, run through whichever backend SHIFR_BACKEND forces;
 # - aarch64 also: the *_backends tests (each backend this CPU runs against the portable oracle,
-#   multi-stream included), aarch64_backends (ARMv8 crypto AES / GHASH / GCM) and MGM.
+#   multi-stream included), aarch64_backends (ARMv8 crypto AES / GHASH / GCM, its fused CBC / CFB
+#   decryption), aes_chains (the chain hooks and chained modes against RustCrypto) and MGM.
 # Left out everywhere: shifr's error-path, container, engine, OpenSSL and vector-file tests and the
 # text-format tests of shifr-kat, none of which depends on the word size, the byte order or the
 # backend beyond what the runs below cover.
@@ -80,7 +81,7 @@ tests_for() {
   case "$1" in
     aarch64-*) echo "$diff_tests --test modes_mgm --test aes_backends --test chacha_backends
                      --test kuznyechik_backends --test magma_backends --test tdes_backends
-                     --test aarch64_backends" ;;
+                     --test aarch64_backends --test aes_chains" ;;
     *) echo "$diff_tests" ;;
   esac
 }

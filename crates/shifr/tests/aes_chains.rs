@@ -294,7 +294,9 @@ fn feedback_chain_continues_and_refuses_what_it_cannot_run() {
             let mut cfb_whole = pt.clone();
             cfb::encrypt(&portable, &iv, 16, &mut cfb_whole).unwrap();
             let mac_whole = omac::omac(&portable, 16, &pt).unwrap();
-            if backend == Backend::Portable {
+            // The chain kernels are x86's (`block/aes/x86_chain.rs`); the portable and ARMv8
+            // crypto backends decline every chain, touching nothing.
+            if backend == Backend::Portable || cfg!(not(target_arch = "x86_64")) {
                 let mut reg = iv.clone();
                 let mut data = pt.clone();
                 assert!(!aes.feedback_chain(&mut reg, Chain::CbcEncrypt(&mut data)));
