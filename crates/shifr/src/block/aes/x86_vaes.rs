@@ -405,11 +405,29 @@ fn group_y256<const DEC: bool, const N: usize>(
     chunk: &mut [u8],
 ) {
     let chunk = &mut chunk[..32 * N];
-    let mut s: [__m256i; N] = core::array::from_fn(|i| {
+    let s: [__m256i; N] = core::array::from_fn(|i| {
         // SAFETY: `chunk` holds 32 * N bytes, so bytes 32i..32i+32 are readable; unaligned load.
-        let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().add(32 * i).cast()) };
-        _mm256_xor_si256(v, rk[0])
+        unsafe { _mm256_loadu_si256(chunk.as_ptr().add(32 * i).cast()) }
     });
+    let out = crypt_regs_y256::<DEC, N>(rk, rounds, s);
+    for (i, v) in out.iter().enumerate() {
+        // SAFETY: bytes 32i..32i+32 of `chunk` are writable; unaligned store.
+        unsafe { _mm256_storeu_si256(chunk.as_mut_ptr().add(32 * i).cast(), *v) };
+    }
+}
+
+/// `N` registers of two blocks through the rounds together (the inverse cipher when `DEC`) with
+/// broadcast round keys `rk`.
+#[inline]
+#[target_feature(enable = "avx2,vaes")]
+fn crypt_regs_y256<const DEC: bool, const N: usize>(
+    rk: &[__m256i; MAX_ROUND_KEYS],
+    rounds: usize,
+    mut s: [__m256i; N],
+) -> [__m256i; N] {
+    for v in s.iter_mut() {
+        *v = _mm256_xor_si256(*v, rk[0]);
+    }
     for k in &rk[1..rounds] {
         for v in s.iter_mut() {
             *v = if DEC {
@@ -419,15 +437,14 @@ fn group_y256<const DEC: bool, const N: usize>(
             };
         }
     }
-    for (i, v) in s.iter().enumerate() {
-        let out = if DEC {
+    for v in s.iter_mut() {
+        *v = if DEC {
             _mm256_aesdeclast_epi128(*v, rk[rounds])
         } else {
             _mm256_aesenclast_epi128(*v, rk[rounds])
         };
-        // SAFETY: bytes 32i..32i+32 of `chunk` are writable; unaligned store.
-        unsafe { _mm256_storeu_si256(chunk.as_mut_ptr().add(32 * i).cast(), out) };
     }
+    s
 }
 
 #[target_feature(enable = "avx512f,vaes,aes")]
@@ -454,11 +471,28 @@ fn group_z512<const DEC: bool, const N: usize>(
     chunk: &mut [u8],
 ) {
     let chunk = &mut chunk[..64 * N];
-    let mut s: [__m512i; N] = core::array::from_fn(|i| {
+    let s: [__m512i; N] = core::array::from_fn(|i| {
         // SAFETY: `chunk` holds 64 * N bytes, so bytes 64i..64i+64 are readable; unaligned load.
-        let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().add(64 * i).cast()) };
-        _mm512_xor_si512(v, rk[0])
+        unsafe { _mm512_loadu_si512(chunk.as_ptr().add(64 * i).cast()) }
     });
+    let out = crypt_regs::<DEC, N>(rk, rounds, s);
+    for (i, v) in out.iter().enumerate() {
+        // SAFETY: bytes 64i..64i+64 of `chunk` are writable; unaligned store.
+        unsafe { _mm512_storeu_si512(chunk.as_mut_ptr().add(64 * i).cast(), *v) };
+    }
+}
+
+/// `N` registers of four blocks through the rounds together with broadcast round keys `rk`.
+#[inline]
+#[target_feature(enable = "avx512f,vaes")]
+fn crypt_regs<const DEC: bool, const N: usize>(
+    rk: &[__m512i; MAX_ROUND_KEYS],
+    rounds: usize,
+    mut s: [__m512i; N],
+) -> [__m512i; N] {
+    for v in s.iter_mut() {
+        *v = _mm512_xor_si512(*v, rk[0]);
+    }
     for k in &rk[1..rounds] {
         for v in s.iter_mut() {
             *v = if DEC {
@@ -468,15 +502,49 @@ fn group_z512<const DEC: bool, const N: usize>(
             };
         }
     }
-    for (i, v) in s.iter().enumerate() {
-        let out = if DEC {
+    for v in s.iter_mut() {
+        *v = if DEC {
             _mm512_aesdeclast_epi128(*v, rk[rounds])
         } else {
             _mm512_aesenclast_epi128(*v, rk[rounds])
         };
-        // SAFETY: bytes 64i..64i+64 of `chunk` are writable; unaligned store.
-        unsafe { _mm512_storeu_si512(chunk.as_mut_ptr().add(64 * i).cast(), out) };
     }
+    s
+}
+
+/// `N` registers of four blocks through the rounds together (the inverse cipher when `DEC`),
+/// each round key broadcast from `keys` as its round comes (a short call: no table of
+/// broadcast keys first).
+#[inline]
+#[target_feature(enable = "avx512f,vaes")]
+fn crypt_regs_mem<const DEC: bool, const N: usize>(
+    keys: &RoundKeys,
+    rounds: usize,
+    mut s: [__m512i; N],
+) -> [__m512i; N] {
+    let k0 = _mm512_broadcast_i32x4(load128(&keys[0]));
+    for v in s.iter_mut() {
+        *v = _mm512_xor_si512(*v, k0);
+    }
+    for k in &keys[1..rounds] {
+        let k = _mm512_broadcast_i32x4(load128(k));
+        for v in s.iter_mut() {
+            *v = if DEC {
+                _mm512_aesdec_epi128(*v, k)
+            } else {
+                _mm512_aesenc_epi128(*v, k)
+            };
+        }
+    }
+    let k = _mm512_broadcast_i32x4(load128(&keys[rounds]));
+    for v in s.iter_mut() {
+        *v = if DEC {
+            _mm512_aesdeclast_epi128(*v, k)
+        } else {
+            _mm512_aesenclast_epi128(*v, k)
+        };
+    }
+    s
 }
 
 /// Reverses the bytes of each 128-bit lane.
@@ -531,19 +599,14 @@ fn keystream_regs<const N: usize, const LOW64: bool>(
     rounds: usize,
     ctr: __m512i,
 ) -> [__m512i; N] {
-    let mut s: [__m512i; N] = core::array::from_fn(|i| {
-        let c = advance::<LOW64>(ctr, 4 * i as i32, false);
-        _mm512_xor_si512(reverse_lanes(c), rk[0])
-    });
-    for k in &rk[1..rounds] {
-        for v in s.iter_mut() {
-            *v = _mm512_aesenc_epi128(*v, *k);
-        }
-    }
-    for v in s.iter_mut() {
-        *v = _mm512_aesenclast_epi128(*v, rk[rounds]);
-    }
-    s
+    crypt_regs::<false, N>(rk, rounds, counter_regs::<N, LOW64>(ctr))
+}
+
+/// The `4 N` counter blocks from `ctr` in wire order, four to a register.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn counter_regs<const N: usize, const LOW64: bool>(ctr: __m512i) -> [__m512i; N] {
+    core::array::from_fn(|i| reverse_lanes(advance::<LOW64>(ctr, 4 * i as i32, false)))
 }
 
 /// [`keystream_regs`] with each round key broadcast from `keys` as its round comes: for a short
@@ -555,22 +618,7 @@ fn keystream_regs_mem<const N: usize, const LOW64: bool>(
     rounds: usize,
     ctr: __m512i,
 ) -> [__m512i; N] {
-    let k0 = _mm512_broadcast_i32x4(load128(&keys[0]));
-    let mut s: [__m512i; N] = core::array::from_fn(|i| {
-        let c = advance::<LOW64>(ctr, 4 * i as i32, false);
-        _mm512_xor_si512(reverse_lanes(c), k0)
-    });
-    for k in &keys[1..rounds] {
-        let k = _mm512_broadcast_i32x4(load128(k));
-        for v in s.iter_mut() {
-            *v = _mm512_aesenc_epi128(*v, k);
-        }
-    }
-    let k = _mm512_broadcast_i32x4(load128(&keys[rounds]));
-    for v in s.iter_mut() {
-        *v = _mm512_aesenclast_epi128(*v, k);
-    }
-    s
+    crypt_regs_mem::<false, N>(keys, rounds, counter_regs::<N, LOW64>(ctr))
 }
 
 /// XORs the first `part.len()` (at most 64) bytes of `k` into `part` with a masked load and
@@ -579,16 +627,16 @@ fn keystream_regs_mem<const N: usize, const LOW64: bool>(
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn xor_masked(part: &mut [u8], k: __m512i) {
-    let mask = if part.len() >= 64 {
+    store_masked(part, _mm512_xor_si512(load_masked(part), k));
+}
+
+/// The mask of the first `len` bytes of a 512-bit register (all of them from 64 up).
+#[inline(always)]
+fn byte_mask(len: usize) -> u64 {
+    if len >= 64 {
         u64::MAX
     } else {
-        (1u64 << part.len()) - 1
-    };
-    // SAFETY: only the bytes selected by `mask`, all inside `part`, are read and written;
-    // masked-off bytes are neither accessed nor faulted on.
-    unsafe {
-        let d = _mm512_maskz_loadu_epi8(mask, part.as_ptr().cast());
-        _mm512_mask_storeu_epi8(part.as_mut_ptr().cast(), mask, _mm512_xor_si512(d, k));
+        (1u64 << len) - 1
     }
 }
 
@@ -666,11 +714,7 @@ fn blocks_before(c: __m512i, prev: __m512i) -> __m512i {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn load_masked(part: &[u8]) -> __m512i {
-    let mask = if part.len() >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << part.len()) - 1
-    };
+    let mask = byte_mask(part.len());
     // SAFETY: only the bytes selected by `mask`, all inside `part`, are read; masked-off bytes
     // are neither accessed nor faulted on.
     unsafe { _mm512_maskz_loadu_epi8(mask, part.as_ptr().cast()) }
@@ -680,78 +724,9 @@ fn load_masked(part: &[u8]) -> __m512i {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn store_masked(part: &mut [u8], v: __m512i) {
-    let mask = if part.len() >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << part.len()) - 1
-    };
+    let mask = byte_mask(part.len());
     // SAFETY: only the bytes selected by `mask`, all inside `part`, are written.
     unsafe { _mm512_mask_storeu_epi8(part.as_mut_ptr().cast(), mask, v) }
-}
-
-/// `N` registers of four blocks through the rounds together (the inverse cipher when `DEC`),
-/// each round key broadcast from `keys` as its round comes (a short call: no table of
-/// broadcast keys first).
-#[inline]
-#[target_feature(enable = "avx512f,vaes")]
-fn crypt_regs_mem<const DEC: bool, const N: usize>(
-    keys: &RoundKeys,
-    rounds: usize,
-    mut s: [__m512i; N],
-) -> [__m512i; N] {
-    let k0 = _mm512_broadcast_i32x4(load128(&keys[0]));
-    for v in s.iter_mut() {
-        *v = _mm512_xor_si512(*v, k0);
-    }
-    for k in &keys[1..rounds] {
-        let k = _mm512_broadcast_i32x4(load128(k));
-        for v in s.iter_mut() {
-            *v = if DEC {
-                _mm512_aesdec_epi128(*v, k)
-            } else {
-                _mm512_aesenc_epi128(*v, k)
-            };
-        }
-    }
-    let k = _mm512_broadcast_i32x4(load128(&keys[rounds]));
-    for v in s.iter_mut() {
-        *v = if DEC {
-            _mm512_aesdeclast_epi128(*v, k)
-        } else {
-            _mm512_aesenclast_epi128(*v, k)
-        };
-    }
-    s
-}
-
-/// `N` registers of four blocks through the rounds together with broadcast round keys `rk`.
-#[inline]
-#[target_feature(enable = "avx512f,vaes")]
-fn crypt_regs<const DEC: bool, const N: usize>(
-    rk: &[__m512i; MAX_ROUND_KEYS],
-    rounds: usize,
-    mut s: [__m512i; N],
-) -> [__m512i; N] {
-    for v in s.iter_mut() {
-        *v = _mm512_xor_si512(*v, rk[0]);
-    }
-    for k in &rk[1..rounds] {
-        for v in s.iter_mut() {
-            *v = if DEC {
-                _mm512_aesdec_epi128(*v, *k)
-            } else {
-                _mm512_aesenc_epi128(*v, *k)
-            };
-        }
-    }
-    for v in s.iter_mut() {
-        *v = if DEC {
-            _mm512_aesdeclast_epi128(*v, rk[rounds])
-        } else {
-            _mm512_aesenclast_epi128(*v, rk[rounds])
-        };
-    }
-    s
 }
 
 /// The cipher inputs and the XOR operands of the ciphertext registers `c` after `prev`: CBC
@@ -920,27 +895,13 @@ fn decrypt_chain_group_y256<const CBC: bool, const N: usize>(
         _mm256_permute2x128_si256::<0x21>(if i == 0 { prev } else { c[i - 1] }, c[i])
     });
     let (inputs, operands) = if CBC { (c, before) } else { (before, c) };
-    let mut s: [__m256i; N] = core::array::from_fn(|i| _mm256_xor_si256(inputs[i], rk[0]));
-    for k in &rk[1..rounds] {
-        for v in s.iter_mut() {
-            *v = if CBC {
-                _mm256_aesdec_epi128(*v, *k)
-            } else {
-                _mm256_aesenc_epi128(*v, *k)
-            };
-        }
-    }
-    for (i, v) in s.iter().enumerate() {
-        let out = if CBC {
-            _mm256_aesdeclast_epi128(*v, rk[rounds])
-        } else {
-            _mm256_aesenclast_epi128(*v, rk[rounds])
-        };
+    let out = crypt_regs_y256::<CBC, N>(rk, rounds, inputs);
+    for (i, (o, x)) in out.iter().zip(&operands).enumerate() {
         // SAFETY: bytes 32i..32i+32 of `chunk` are writable; unaligned store.
         unsafe {
             _mm256_storeu_si256(
                 chunk.as_mut_ptr().add(32 * i).cast(),
-                _mm256_xor_si256(out, operands[i]),
+                _mm256_xor_si256(*o, *x),
             )
         };
     }
