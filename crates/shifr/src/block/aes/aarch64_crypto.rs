@@ -109,10 +109,10 @@ fn encrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]
     let rk = load_keys(keys);
     let mut groups = data.chunks_exact_mut(16 * LANES);
     for group in &mut groups {
-        encrypt_group::<LANES>(&rk, rounds, group);
+        crypt_group::<false, LANES>(&rk, rounds, group);
     }
     for block in groups.into_remainder().chunks_exact_mut(16) {
-        encrypt_group::<1>(&rk, rounds, block);
+        crypt_group::<false, 1>(&rk, rounds, block);
     }
 }
 
@@ -121,17 +121,18 @@ fn decrypt_all(keys: &[[u8; 16]; MAX_ROUND_KEYS], rounds: usize, data: &mut [u8]
     let rk = load_keys(keys);
     let mut groups = data.chunks_exact_mut(16 * LANES);
     for group in &mut groups {
-        decrypt_group::<LANES>(&rk, rounds, group);
+        crypt_group::<true, LANES>(&rk, rounds, group);
     }
     for block in groups.into_remainder().chunks_exact_mut(16) {
-        decrypt_group::<1>(&rk, rounds, block);
+        crypt_group::<true, 1>(&rk, rounds, block);
     }
 }
 
-/// Encrypts `N` consecutive blocks of `chunk` (16 * N bytes), interleaving their rounds.
+/// Encrypts (or, when `DEC`, decrypts with the Equivalent Inverse Cipher) `N` consecutive blocks
+/// of `chunk` (16 * N bytes), interleaving their rounds.
 #[inline]
 #[target_feature(enable = "aes")]
-fn encrypt_group<const N: usize>(
+fn crypt_group<const DEC: bool, const N: usize>(
     rk: &[uint8x16_t; MAX_ROUND_KEYS],
     rounds: usize,
     chunk: &mut [u8],
@@ -140,36 +141,41 @@ fn encrypt_group<const N: usize>(
     for (v, b) in s.iter_mut().zip(chunk.chunks_exact(16)) {
         *v = load(b);
     }
-    for k in &rk[..rounds - 1] {
-        for v in s.iter_mut() {
-            *v = vaesmcq_u8(vaeseq_u8(*v, *k));
-        }
-    }
-    for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
-        store(b, veorq_u8(vaeseq_u8(*v, rk[rounds - 1]), rk[rounds]));
+    for (v, b) in crypt_regs::<DEC, N>(rk, rounds, s)
+        .iter()
+        .zip(chunk.chunks_exact_mut(16))
+    {
+        store(b, *v);
     }
 }
 
-/// Decrypts `N` consecutive blocks of `chunk` with the Equivalent Inverse Cipher.
+/// `N` blocks through the rounds together: AESE/AESMC, or AESD/AESIMC when `DEC`, the last round
+/// without the column mix and followed by the last key.
 #[inline]
 #[target_feature(enable = "aes")]
-fn decrypt_group<const N: usize>(
+fn crypt_regs<const DEC: bool, const N: usize>(
     rk: &[uint8x16_t; MAX_ROUND_KEYS],
     rounds: usize,
-    chunk: &mut [u8],
-) {
-    let mut s = [vdupq_n_u8(0); N];
-    for (v, b) in s.iter_mut().zip(chunk.chunks_exact(16)) {
-        *v = load(b);
-    }
+    mut s: [uint8x16_t; N],
+) -> [uint8x16_t; N] {
     for k in &rk[..rounds - 1] {
         for v in s.iter_mut() {
-            *v = vaesimcq_u8(vaesdq_u8(*v, *k));
+            *v = if DEC {
+                vaesimcq_u8(vaesdq_u8(*v, *k))
+            } else {
+                vaesmcq_u8(vaeseq_u8(*v, *k))
+            };
         }
     }
-    for (v, b) in s.iter().zip(chunk.chunks_exact_mut(16)) {
-        store(b, veorq_u8(vaesdq_u8(*v, rk[rounds - 1]), rk[rounds]));
+    for v in s.iter_mut() {
+        let last = if DEC {
+            vaesdq_u8(*v, rk[rounds - 1])
+        } else {
+            vaeseq_u8(*v, rk[rounds - 1])
+        };
+        *v = veorq_u8(last, rk[rounds]);
     }
+    s
 }
 
 /// CBC (`CBC`, `keys` the decryption round keys) or CFB-128 (the encryption round keys)
@@ -211,23 +217,10 @@ fn decrypt_chain_group<const CBC: bool, const N: usize>(
     }
     let mut before = [prev; N];
     before[1..].copy_from_slice(&c[..N - 1]);
-    let (mut s, operands) = if CBC { (c, before) } else { (before, c) };
-    for k in &rk[..rounds - 1] {
-        for v in s.iter_mut() {
-            *v = if CBC {
-                vaesimcq_u8(vaesdq_u8(*v, *k))
-            } else {
-                vaesmcq_u8(vaeseq_u8(*v, *k))
-            };
-        }
-    }
-    for ((v, x), b) in s.iter().zip(&operands).zip(chunk.chunks_exact_mut(16)) {
-        let last = if CBC {
-            vaesdq_u8(*v, rk[rounds - 1])
-        } else {
-            vaeseq_u8(*v, rk[rounds - 1])
-        };
-        store(b, veorq_u8(veorq_u8(last, rk[rounds]), *x));
+    let (inputs, operands) = if CBC { (c, before) } else { (before, c) };
+    let out = crypt_regs::<CBC, N>(rk, rounds, inputs);
+    for ((o, x), b) in out.iter().zip(&operands).zip(chunk.chunks_exact_mut(16)) {
+        store(b, veorq_u8(*o, *x));
     }
     c[N - 1]
 }
