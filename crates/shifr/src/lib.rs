@@ -45,6 +45,7 @@ mod mode;
 pub mod parallel;
 mod stream;
 mod util;
+mod wipe;
 #[cfg(target_arch = "x86_64")]
 mod x86_shift;
 #[cfg(target_arch = "x86_64")]

@@ -94,9 +94,43 @@ pub(crate) fn carry_input(
     Ok(())
 }
 
+/// Fills `out` with `x^1, x^2, ...` under `mul`, a field multiplication (exact, so the grouping
+/// does not change a bit of the result): power `m` is the product of powers `ceil(m/2)` and
+/// `floor(m/2)`, so the longest chain of dependent products is `ceil(log2 n)` long instead of
+/// `n - 1`, and the others overlap it in the core. Hash key setup (GHASH's powers of `H`) is such a
+/// chain of carry-less multiplications.
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
+pub(crate) fn powers(x: u128, out: &mut [u128], mul: impl Fn(u128, u128) -> u128) {
+    for k in 0..out.len() {
+        let m = k + 1;
+        out[k] = if m == 1 {
+            x
+        } else {
+            mul(out[m.div_ceil(2) - 1], out[m / 2 - 1])
+        };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn powers_by_halves_are_the_successive_powers() {
+        // Multiplication mod a prime stands in for the field: exact and associative.
+        const P: u128 = (1 << 61) - 1;
+        let mul = |a: u128, b: u128| a * b % P;
+        let mut out = [0u128; 33];
+        super::powers(123_456_789, &mut out, mul);
+        let mut want = 1u128;
+        for (k, got) in out.iter().enumerate() {
+            want = mul(want, 123_456_789);
+            assert_eq!(*got, want, "power {}", k + 1);
+        }
+    }
 
     #[test]
     fn ct_eq_compares_contents_and_lengths() {

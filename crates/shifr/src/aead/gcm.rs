@@ -144,8 +144,7 @@ impl AesGcm {
         #[cfg(target_arch = "x86_64")]
         let stitch = aes
             .vaes512_round_keys()
-            .and_then(|(keys, _)| super::gcm_x86::StitchKey::new(&h, &keys[0]))
-            .map(Box::new);
+            .and_then(|(keys, _)| super::gcm_x86::StitchKey::new(&h, &keys[0]));
         Ok(AesGcm {
             aes,
             ghash,

@@ -22,9 +22,9 @@ pub trait BlockCipher: Send + Sync {
     /// Decrypts `data.len() / block_size()` whole blocks in place; trailing bytes are left untouched.
     fn decrypt_blocks(&self, data: &mut [u8]);
 
-    /// `E_K(0^n)` when the instance computed it at key setup (OMAC's subkey `R`), so that a MAC of
-    /// a one-block message needs one cipher call instead of two; `None` (the default) otherwise, and
-    /// OMAC enciphers the zero block itself.
+    /// `E_K(0^n)` when the instance keeps it (OMAC's subkey `R`: computed at key setup, or on the
+    /// first call and kept), so that a MAC of a one-block message needs one cipher call instead of
+    /// two; `None` (the default) otherwise, and OMAC enciphers the zero block itself.
     fn zero_block_image(&self) -> Option<&[u8]> {
         None
     }

@@ -27,13 +27,11 @@ impl PmullKey {
         if !crate::cpu::features().arm_pmull {
             return None;
         }
-        let h = u128::from_be_bytes(*h);
         let mut powers = [0u128; AGGREGATE];
-        powers[0] = h;
-        for k in 1..AGGREGATE {
-            // SAFETY: PMULL support was checked above.
-            powers[k] = unsafe { mul(powers[k - 1], h) };
-        }
+        // SAFETY: PMULL support was checked above.
+        crate::util::powers(u128::from_be_bytes(*h), &mut powers, |a, b| unsafe {
+            mul(a, b)
+        });
         Some(PmullKey { powers })
     }
 

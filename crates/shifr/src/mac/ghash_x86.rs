@@ -44,13 +44,11 @@ impl ClmulKey {
         if !(cpu.pclmulqdq && cpu.ssse3) {
             return None;
         }
-        let h = u128::from_be_bytes(*h);
         let mut powers = [0u128; AGGREGATE];
-        powers[0] = h;
-        for k in 1..AGGREGATE {
-            // SAFETY: PCLMULQDQ and SSSE3 support were checked above.
-            powers[k] = unsafe { mul(powers[k - 1], h) };
-        }
+        // SAFETY: PCLMULQDQ and SSSE3 support were checked above.
+        crate::util::powers(u128::from_be_bytes(*h), &mut powers, |a, b| unsafe {
+            mul(a, b)
+        });
         Some(ClmulKey { powers })
     }
 
@@ -201,13 +199,11 @@ impl WideKey {
             return None;
         }
         let narrow = ClmulKey::new(h)?;
-        let h = u128::from_be_bytes(*h);
         let mut ascending = [0u128; WIDE_AGGREGATE];
-        ascending[0] = h;
-        for k in 1..WIDE_AGGREGATE {
-            // SAFETY: PCLMULQDQ support was checked by `ClmulKey::new`.
-            ascending[k] = unsafe { mul(ascending[k - 1], h) };
-        }
+        // SAFETY: PCLMULQDQ support was checked by `ClmulKey::new`.
+        crate::util::powers(u128::from_be_bytes(*h), &mut ascending, |a, b| unsafe {
+            mul(a, b)
+        });
         let mut powers = [0u128; WIDE_AGGREGATE];
         for (k, p) in powers.iter_mut().enumerate() {
             *p = ascending[WIDE_AGGREGATE - 1 - k];

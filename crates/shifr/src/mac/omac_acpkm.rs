@@ -10,7 +10,7 @@
 //! `k` is the cipher's key length: [`omac_acpkm`] and [`acpkm_master`] use the cipher's only key size;
 //! the `*_with_key_len` variants take it explicitly (for AES).
 
-use crate::block::KeyInit;
+use crate::block::{Chain, KeyInit};
 use crate::mac::omac::{check_tag_len, double};
 use crate::mode::ctr_acpkm::{apply_with_key_len, check_key_len, check_section, sole_key_len};
 use crate::util::xor_in_place;
@@ -101,21 +101,31 @@ pub fn omac_acpkm_with_key_len<C: KeyInit>(
     let blocks_per_section = section_bytes / n;
     for j in 0..sections {
         let cipher = c.rekey(section_key(j))?;
-        for i in j * blocks_per_section..q.min((j + 1) * blocks_per_section) {
-            let block = &msg[i * n..msg.len().min((i + 1) * n)];
+        let first = j * blocks_per_section;
+        let end = q.min(first + blocks_per_section);
+        // Every block but the message's last is whole and only chained: one call of the
+        // cipher's chain kernel where it has one (round keys and constants loaded once per
+        // section, not once per block), else block by block.
+        let body = &msg[first * n..end.min(q - 1).max(first) * n];
+        if !body.is_empty() && !cipher.feedback_chain(&mut state[..n], Chain::CbcMac(body)) {
+            for block in body.chunks_exact(n) {
+                xor_in_place(&mut state[..n], block);
+                cipher.encrypt_blocks(&mut state[..n]);
+            }
+        }
+        if end == q {
+            // The last block: whole, XOR K^l_1; partial, pad 10...0 and XOR K^l_1 * x.
+            let block = &msg[(q - 1) * n..];
             let mut input = [0u8; MAX_BLOCK];
             input[..block.len()].copy_from_slice(block);
-            if i == q - 1 {
-                // The last block: whole, XOR K^l_1; partial, pad 10...0 and XOR K^l_1 * x.
-                let mut last_key = [0u8; MAX_BLOCK];
-                last_key[..n].copy_from_slice(&material[j * stride + key_len..(j + 1) * stride]);
-                if block.len() < n {
-                    input[block.len()] = 0x80;
-                    double(&mut last_key[..n], constant);
-                }
-                xor_in_place(&mut input[..n], &last_key[..n]);
-                last_key.zeroize();
+            let mut last_key = [0u8; MAX_BLOCK];
+            last_key[..n].copy_from_slice(&material[j * stride + key_len..(j + 1) * stride]);
+            if block.len() < n {
+                input[block.len()] = 0x80;
+                double(&mut last_key[..n], constant);
             }
+            xor_in_place(&mut input[..n], &last_key[..n]);
+            last_key.zeroize();
             xor_in_place(&mut state[..n], &input[..n]);
             input.zeroize();
             cipher.encrypt_blocks(&mut state[..n]);

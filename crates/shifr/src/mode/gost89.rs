@@ -22,7 +22,7 @@
 //! lookups, if any, are those of the underlying block cipher.
 
 use crate::block::{Chain, KeyInit};
-use crate::stream::chacha20::wipe;
+use crate::wipe::wipe;
 use crate::{Error, Result};
 use zeroize::Zeroize;
 

@@ -5,27 +5,43 @@
 //! round `r` is `AESMC(AESE(s, k_r))` and the last round `AESE(s, k_{Nr-1}) ^ k_Nr`. Decryption runs
 //! the Equivalent Inverse Cipher (FIPS 197 Section 5.3.5) with AESD/AESIMC and round keys passed
 //! through InvMixColumns. Constant-time by construction: the AES instructions have data-independent
-//! timing, and the round keys come from the portable (constant-time) key schedule.
+//! timing, and the key schedule's SubWord is an AESE too (`sub_word`).
 
 use core::arch::aarch64::{
-    uint8x16_t, vaesdq_u8, vaeseq_u8, vaesimcq_u8, vaesmcq_u8, vdupq_n_u8, veorq_u8, vld1q_u8,
-    vst1q_u8,
+    uint8x16_t, vaesdq_u8, vaeseq_u8, vaesimcq_u8, vaesmcq_u8, vdupq_n_u32, vdupq_n_u8, veorq_u8,
+    vgetq_lane_u32, vld1q_u8, vreinterpretq_u32_u8, vreinterpretq_u8_u32, vst1q_u8,
 };
 
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::Zeroize;
 
-use super::key_schedule::{expand_key, MAX_ROUND_KEYS};
+use super::key_schedule::{expand_key_with, MAX_ROUND_KEYS};
+use crate::wipe::wipe;
 
 /// Blocks processed together in the main loop.
 const LANES: usize = 8;
 
 /// Encryption and decryption round keys in wire order. Holding one proves that the CPU has the AES
 /// instructions: [`ArmAes::new`] is the only constructor and checks it.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+#[derive(Clone)]
 pub(super) struct ArmAes {
     enc: [[u8; 16]; MAX_ROUND_KEYS],
     dec: [[u8; 16]; MAX_ROUND_KEYS],
     rounds: usize,
+}
+
+impl Zeroize for ArmAes {
+    fn zeroize(&mut self) {
+        self.enc
+            .iter_mut()
+            .chain(&mut self.dec)
+            .for_each(|k| wipe(k));
+    }
+}
+
+impl Drop for ArmAes {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
 }
 
 impl ArmAes {
@@ -34,7 +50,8 @@ impl ArmAes {
         if !crate::cpu::features().arm_aes {
             return None;
         }
-        let (enc, rounds) = expand_key(key);
+        // SAFETY: AES instruction support was checked just above.
+        let (enc, rounds) = expand_key_with(key, |word| unsafe { sub_word(word) });
         let mut dec = [[0u8; 16]; MAX_ROUND_KEYS];
         // SAFETY: AES instruction support was checked just above.
         unsafe { inverse_round_keys(&enc, rounds, &mut dec) };
@@ -223,4 +240,13 @@ fn decrypt_chain_group<const CBC: bool, const N: usize>(
         store(b, veorq_u8(*o, *x));
     }
     c[N - 1]
+}
+
+/// The key schedule's SubWord with AESE: with the word in all four columns ShiftRows moves
+/// nothing, so AESE with a zero round key is SubBytes on each copy (constant-time, as the
+/// instruction is).
+#[target_feature(enable = "aes")]
+fn sub_word(word: u32) -> u32 {
+    let state = vreinterpretq_u8_u32(vdupq_n_u32(word));
+    vgetq_lane_u32::<0>(vreinterpretq_u32_u8(vaeseq_u8(state, vdupq_n_u8(0))))
 }

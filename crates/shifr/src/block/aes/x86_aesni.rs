@@ -7,13 +7,14 @@
 
 use core::arch::x86_64::{
     __m128i, _mm_aesdec_si128, _mm_aesdeclast_si128, _mm_aesenc_si128, _mm_aesenclast_si128,
-    _mm_aesimc_si128, _mm_load_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128,
-    _mm_storeu_si128, _mm_xor_si128,
+    _mm_aesimc_si128, _mm_cvtsi128_si32, _mm_load_si128, _mm_loadu_si128, _mm_set1_epi32,
+    _mm_set_epi64x, _mm_setzero_si128, _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::key_schedule::{expand_key, MAX_ROUND_KEYS};
+use super::key_schedule::{expand_key_with, MAX_ROUND_KEYS};
+use crate::wipe::wipe;
 
 /// Blocks processed together in the main loop.
 const LANES: usize = 8;
@@ -22,9 +23,16 @@ const LANES: usize = 8;
 /// `aesenc` and `pxor` takes a memory operand only when it is aligned, so aligned round keys let
 /// every round read its key inside the round instruction instead of through a separate load (one
 /// instruction per round fewer, most of a one-block call's instructions outside the rounds).
-#[derive(Clone, Zeroize)]
+#[derive(Clone)]
 #[repr(C, align(16))]
 pub(super) struct RoundKeys(pub(super) [[u8; 16]; MAX_ROUND_KEYS]);
+
+impl Zeroize for RoundKeys {
+    fn zeroize(&mut self) {
+        // One 16-byte store per key, not one per byte: CTR-ACPKM drops a key every section.
+        self.0.iter_mut().for_each(|k| wipe(k));
+    }
+}
 
 impl RoundKeys {
     /// Round key `r` (panics if `r` is not below [`MAX_ROUND_KEYS`]).
@@ -53,7 +61,8 @@ impl AesNi {
         if !crate::cpu::features().aesni {
             return None;
         }
-        let (enc, rounds) = expand_key(key);
+        // SAFETY: AES-NI support was checked just above.
+        let (enc, rounds) = expand_key_with(key, |word| unsafe { sub_word(word) });
         let mut keys = AesNi {
             enc: RoundKeys(enc),
             dec: RoundKeys([[0u8; 16]; MAX_ROUND_KEYS]),
@@ -292,6 +301,15 @@ pub(super) fn store(b: &mut [u8], v: __m128i) {
     let b = &mut b[..16];
     // SAFETY: `b` is exactly 16 writable bytes and `storeu` has no alignment requirement.
     unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
+}
+
+/// The key schedule's SubWord with AES-NI: with the word in all four columns ShiftRows moves
+/// nothing, so the last round with a zero round key is SubBytes on each copy (constant-time, as
+/// the instruction is).
+#[target_feature(enable = "aes")]
+fn sub_word(word: u32) -> u32 {
+    let state = _mm_set1_epi32(word as i32);
+    _mm_cvtsi128_si32(_mm_aesenclast_si128(state, _mm_setzero_si128())) as u32
 }
 
 /// dec[0] = enc[Nr], dec[i] = InvMixColumns(enc[Nr - i]), dec[Nr] = enc[0].

@@ -65,6 +65,9 @@ pub(crate) const fn spread_byte(p: usize) -> usize {
     4 * (p / 16) + p % 4
 }
 
+/// The spread positions that are home positions (dword 0 of every lane), as a byte mask.
+pub(crate) const SPREAD_HOMES: u64 = 0x000f_000f_000f_000f;
+
 /// The home position of block byte `j` in the spread layout (dword 0 of its lane).
 const fn spread_home(j: usize) -> usize {
     16 * (j / 4) + j % 4

@@ -48,15 +48,17 @@ use core::arch::x86_64::{
 };
 use core::arch::x86_64::{
     _mm512_add_epi8, _mm512_cmplt_epu8_mask, _mm512_mask2_permutex2var_epi8, _mm512_mask_add_epi8,
-    _mm512_maskz_mov_epi8, _mm512_set1_epi32, _mm512_shuffle_epi8, _mm512_ternarylogic_epi32,
+    _mm512_maskz_mov_epi8, _mm512_maskz_permutexvar_epi8, _mm512_permutexvar_epi8,
+    _mm512_set1_epi32, _mm512_shuffle_epi8, _mm512_shuffle_i64x2, _mm512_ternarylogic_epi32,
 };
 
 use std::sync::OnceLock;
 
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::Zeroize;
 
-use super::aes_field::{gfni_constants, spread_key, to_aes_basis, GfniConstants};
+use super::aes_field::{gfni_constants, spread_key, to_aes_basis, GfniConstants, SPREAD_HOMES};
 use super::x86_avx512_gfni_chain::{self, Chain};
+use crate::wipe::{wipe, wipe_words};
 
 /// Bytes per register: four blocks.
 pub(super) const VECTOR: usize = 64;
@@ -73,7 +75,7 @@ pub(super) fn supported() -> bool {
 
 /// Round keys K_1..K_10 mapped into the AES-field basis. Holding one proves the CPU runs this backend:
 /// [`GfniKeys::new`] is the only constructor and checks it.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+#[derive(Clone)]
 pub(super) struct GfniKeys {
     pub(super) keys: [[u8; 16]; 10],
     /// The same keys in the spread layout of the one-block kernel (`x86_avx512_gfni_chain`).
@@ -85,26 +87,36 @@ pub(super) struct GfniKeys {
     pub(super) sliced: [[u32; 16]; 9],
 }
 
+impl Zeroize for GfniKeys {
+    fn zeroize(&mut self) {
+        self.keys.iter_mut().for_each(|k| wipe(k));
+        self.spread.iter_mut().for_each(|k| wipe(k));
+        self.spread_inv.zeroize();
+        self.sliced.iter_mut().for_each(|k| wipe_words(k));
+    }
+}
+
+impl Drop for GfniKeys {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
 impl GfniKeys {
     /// Maps the round keys, or returns `None` when this CPU lacks AVX-512 VBMI or GFNI.
     pub(super) fn new(round_keys: &[[u8; 16]; 10]) -> Option<GfniKeys> {
         if !supported() {
             return None;
         }
-        let keys = round_keys.map(|k| to_aes_basis(&k));
-        let spread = core::array::from_fn(|i| spread_key(&keys[i], i == 0));
-        let columns = &gfni_constants().sliced_columns;
-        let sliced = core::array::from_fn(|i| {
-            // SAFETY: `supported()` above found AVX-512 F/BW and GFNI.
-            let form = unsafe { sliced_key(&keys[i + 1], columns) };
-            form.map(|b| u32::from(b) * 0x0101_0101)
-        });
-        Some(GfniKeys {
-            keys,
-            spread,
+        let mut keys = GfniKeys {
+            keys: [[0; 16]; 10],
+            spread: [[0; 64]; 10],
             spread_inv: LazySpread::default(),
-            sliced,
-        })
+            sliced: [[0; 16]; 9],
+        };
+        // SAFETY: `supported()` above found AVX-512 F, BW, VBMI and GFNI.
+        unsafe { map_keys(round_keys, gfni_constants(), &mut keys) };
+        Some(keys)
     }
 
     /// CTR: XORs `E(counter) || E(counter + 1) || ...` (a big-endian 128-bit counter) into `data`
@@ -175,7 +187,7 @@ struct LazySpread(OnceLock<Box<[[u8; 64]; 10]>>);
 impl Zeroize for LazySpread {
     fn zeroize(&mut self) {
         if let Some(keys) = self.0.get_mut() {
-            keys.zeroize();
+            keys.iter_mut().for_each(|k| wipe(k));
         }
     }
 }
@@ -208,20 +220,107 @@ pub(super) struct Registers {
     all_bytes: u64,
 }
 
-/// A round key's form for the byte-sliced kernel (`aes_field::sliced_key`) as the sum of its bytes
-/// times the forms of the unit vectors (`columns`, [`GfniConstants::sliced_columns`]): sixteen
-/// `GF2P8MULB` instead of 256 scalar products, so that re-keying (CTR-ACPKM changes the key every
-/// section) stays cheap, and no branch on key bytes.
-#[target_feature(enable = "avx512f,avx512bw,gfni")]
-fn sliced_key(key: &[u8; 16], columns: &[[u8; 16]; 16]) -> [u8; 16] {
-    let mut sum = _mm512_setzero_si512();
-    for (&k, column) in key.iter().zip(columns) {
-        // SAFETY: `column` is 16 readable bytes; `loadu` has no alignment requirement.
-        let c = _mm512_castsi128_si512(unsafe { _mm_loadu_si128(column.as_ptr().cast()) });
-        // Lanes above the first hold whatever the cast left; only the first is stored.
-        sum = _mm512_xor_si512(sum, _mm512_gf2p8mul_epi8(_mm512_set1_epi8(k as i8), c));
+/// `VPERMB` indices that broadcast key byte `4 * i + l` to every byte of 128-bit lane `l`.
+const KEY_BYTE_PER_LANE: [[u8; 64]; 4] = {
+    let mut idx = [[0u8; 64]; 4];
+    let mut i = 0;
+    while i < 4 {
+        let mut p = 0;
+        while p < 64 {
+            idx[i][p] = (4 * i + p / 16) as u8;
+            p += 1;
+        }
+        i += 1;
     }
+    idx
+};
+
+/// `VPERMB` indices that repeat each of bytes 0..16 in a dword.
+const BYTE_PER_DWORD: [u8; 64] = {
+    let mut idx = [0u8; 64];
+    let mut p = 0;
+    while p < 64 {
+        idx[p] = (p / 4) as u8;
+        p += 1;
+    }
+    idx
+};
+
+/// Maps `round_keys` into the AES-field basis (one `GF2P8AFFINEQB`) and lays out their spread form
+/// (one `VPERMB`) and sliced form ([`sliced_form`]) with register instructions: CTR-ACPKM changes
+/// the key every section, and byte-by-byte copies made up most of its key setup.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn map_keys(round_keys: &[[u8; 16]; 10], c: &GfniConstants, out: &mut GfniKeys) {
+    let to_aes = _mm512_set1_epi64(c.to_aes as i64);
+    let expand = load64(&c.spread.expand);
+    let columns = sliced_columns(c);
+    let repeat = load64(&BYTE_PER_DWORD);
+    for (i, raw) in round_keys.iter().enumerate() {
+        // SAFETY: `raw` is 16 readable bytes; `loadu` has no alignment requirement.
+        let raw = _mm512_castsi128_si512(unsafe { _mm_loadu_si128(raw.as_ptr().cast()) });
+        // Bytewise, and only bytes 0..16 are read back: whatever the cast left above them is unused.
+        let key = _mm512_gf2p8affine_epi64_epi8::<0>(raw, to_aes);
+        // SAFETY: `out.keys[i]` is 16 writable bytes; `storeu` has no alignment requirement.
+        unsafe { _mm_storeu_si128(out.keys[i].as_mut_ptr().cast(), _mm512_castsi512_si128(key)) };
+        // K_1 is added on its own, in every dword; the others before the dword sum of L, in dword 0.
+        let lanes = if i == 0 { u64::MAX } else { SPREAD_HOMES };
+        let spread = _mm512_maskz_permutexvar_epi8(lanes, expand, key);
+        // SAFETY: `out.spread[i]` is 64 writable bytes; `storeu` has no alignment requirement.
+        unsafe { _mm512_storeu_si512(out.spread[i].as_mut_ptr().cast(), spread) };
+        if let Some(sliced) = i.checked_sub(1).and_then(|j| out.sliced.get_mut(j)) {
+            let form = _mm512_permutexvar_epi8(repeat, sliced_form(key, &columns));
+            // SAFETY: `sliced` is sixteen writable dwords (64 bytes); `storeu` has no alignment
+            // requirement, and each dword's four equal bytes read the same in either byte order.
+            unsafe { _mm512_storeu_si512(sliced.as_mut_ptr().cast(), form) };
+        }
+    }
+}
+
+/// [`GfniConstants::sliced_columns`] four to a register (columns `4i..4i + 4` in register `i`).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn sliced_columns(c: &GfniConstants) -> [__m512i; 4] {
+    let columns = c.sliced_columns.as_flattened();
+    core::array::from_fn(|i| {
+        let four: &[u8; 64] = columns[64 * i..64 * i + 64]
+            .try_into()
+            .expect("sixteen 16-byte columns are four 64-byte rows");
+        load64(four)
+    })
+}
+
+/// A round key's form for the byte-sliced kernel (`aes_field::sliced_key`), in bytes 0..16, from
+/// the key (AES-field basis) in bytes 0..16 of `key`: the sum of its bytes times the forms of the
+/// unit vectors (`columns`, [`sliced_columns`]), sixteen `GF2P8MULB` four at a time and the four
+/// lanes folded, instead of 256 scalar products; no branch on key bytes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn sliced_form(key: __m512i, columns: &[__m512i; 4]) -> __m512i {
+    let mut sum = _mm512_setzero_si512();
+    for (idx, column) in KEY_BYTE_PER_LANE.iter().zip(columns) {
+        let bytes = _mm512_permutexvar_epi8(load64(idx), key);
+        sum = _mm512_xor_si512(sum, _mm512_gf2p8mul_epi8(bytes, *column));
+    }
+    let sum = _mm512_xor_si512(sum, _mm512_shuffle_i64x2::<0x4e>(sum, sum));
+    _mm512_xor_si512(sum, _mm512_shuffle_i64x2::<0xb1>(sum, sum))
+}
+
+/// One 64-byte row as a register.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load64(bytes: &[u8; 64]) -> __m512i {
+    // SAFETY: `bytes` is 64 readable bytes; `loadu` has no alignment requirement.
+    unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) }
+}
+
+/// [`sliced_form`] of a key in memory (AES-field basis).
+#[cfg(test)]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+fn sliced_key(key: &[u8; 16], c: &GfniConstants) -> [u8; 16] {
+    // SAFETY: `key` is 16 readable bytes; `loadu` has no alignment requirement.
+    let key = _mm512_castsi128_si512(unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
     let mut form = [0u8; 16];
+    let sum = sliced_form(key, &sliced_columns(c));
     // SAFETY: `form` is 16 writable bytes; `storeu` has no alignment requirement.
     unsafe { _mm_storeu_si128(form.as_mut_ptr().cast(), _mm512_castsi512_si128(sum)) };
     form
@@ -872,7 +971,7 @@ mod tests {
         if !supported() {
             return;
         }
-        let columns = &gfni_constants().sliced_columns;
+        let c = gfni_constants();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut keys: Vec<[u8; 16]> = (0..200)
             .map(|_| {
@@ -888,7 +987,7 @@ mod tests {
         keys.push([0xff; 16]);
         for key in keys {
             // SAFETY: `supported()` checked above.
-            let got = unsafe { sliced_key(&key, columns) };
+            let got = unsafe { sliced_key(&key, c) };
             assert_eq!(got, super::super::aes_field::sliced_key(&key), "{key:02x?}");
         }
     }

@@ -25,12 +25,13 @@
 
 use core::arch::x86_64::{
     __m512i, _mm512_gf2p8affine_epi64_epi8, _mm512_gf2p8mul_epi8, _mm512_loadu_si512,
-    _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_movepi8_mask,
-    _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi64, _mm512_shuffle_epi32,
-    _mm512_ternarylogic_epi64, _mm512_xor_si512,
+    _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8,
+    _mm512_maskz_mov_epi8, _mm512_movepi8_mask, _mm512_permutex2var_epi8, _mm512_permutexvar_epi8,
+    _mm512_set1_epi64, _mm512_setzero_si512, _mm512_shuffle_epi32, _mm512_ternarylogic_epi64,
+    _mm512_xor_si512,
 };
 
-use super::aes_field::{gfni_constants, GfniConstants, Spread};
+use super::aes_field::{gfni_constants, GfniConstants, Spread, SPREAD_HOMES};
 
 /// What each block of a chained run does with the chaining value `R` (`E` the cipher, `B` the block).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -261,4 +262,52 @@ pub(super) fn cbc_mac(keys: &[[u8; 64]; 10], state: &mut [u8], data: &[u8]) {
         x = rounds!(xor3(x, input, r.keys[0]), &r);
     }
     store_partial(state, unspread(x, &r));
+}
+
+/// The key schedule (RFC 7801 section 4.3) on spread blocks in the AES-field basis: `K_1` and `K_2`
+/// are the halves of `key`, and four times eight Feistel steps `(a_1, a_0) <- (L(S(a_1 ^ C_i)) ^ a_0,
+/// a_1)` make `K_3..K_10`, each step one round of this kernel with `a_0` as its round key, so the
+/// 32 steps cost 32 round latencies (the table-driven steps wait on a 64 KiB table in L2).
+/// `constants` are `C_1..C_32`. Writes the round keys to `keys` and `K_1`, `L^-1(K_2)..L^-1(K_10)`
+/// (the table-driven decryption's keys) to `inv_keys`, all as wire bytes; the caller has checked
+/// the CPU features.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
+pub(super) fn schedule(
+    key: &[u8; 32],
+    constants: &[[u8; 16]; 32],
+    keys: &mut [[u8; 16]; 10],
+    inv_keys: &mut [[u8; 16]; 10],
+) {
+    let c = gfni_constants();
+    // The registers' own round keys go unused here: the steps take theirs from the schedule.
+    let unused = [[0u8; 64]; 10];
+    let r = load_registers(c, &c.sbox, &c.spread, &unused);
+    let (first, second) = key.split_at(16);
+    let mut a1 = load_block(first, &r);
+    let mut a0 = load_block(second, &r);
+    let mut spread = [a1, a0, a1, a0, a1, a0, a1, a0, a1, a0];
+    for (pair, steps) in constants.chunks_exact(8).enumerate() {
+        for constant in steps {
+            let x = _mm512_xor_si512(a1, load_block(constant, &r));
+            let a0_home = _mm512_maskz_mov_epi8(SPREAD_HOMES, a0);
+            (a1, a0) = (linear_xor(substitute(x, &r.sbox), &r, a0_home), a1);
+        }
+        spread[2 * pair + 2] = a1;
+        spread[2 * pair + 3] = a0;
+    }
+    let inverse = load_registers(c, &c.sbox_inv, &c.spread_inv, &unused);
+    for (i, ((k, inv), s)) in keys
+        .iter_mut()
+        .zip(inv_keys.iter_mut())
+        .zip(spread)
+        .enumerate()
+    {
+        store_partial(k, unspread(s, &r));
+        let moved = if i == 0 {
+            s
+        } else {
+            linear_xor(s, &inverse, _mm512_setzero_si512())
+        };
+        store_partial(inv, unspread(moved, &r));
+    }
 }

@@ -24,7 +24,6 @@ mod aarch64_neon;
 pub mod algorithm;
 mod kernel;
 mod soft;
-mod wipe;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
@@ -36,10 +35,10 @@ pub(crate) mod x86_avx512_short;
 #[cfg(target_arch = "x86_64")]
 mod x86_sse2;
 
+use crate::wipe::wipe;
 use crate::{Error, Result};
 use kernel::{Kernel, Prepared, BATCH_BLOCKS, BATCH_BYTES};
 use soft::CONSTANTS;
-pub(crate) use wipe::wipe;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Number of 32-bit block counter values: the key stream of one (key, nonce) has 2^32 blocks.
