@@ -29,15 +29,6 @@ const ZEN4: &[Entry] = &[
         backend: Backend::Portable,
         short_max: 0,
     },
-    // magma-ecb, MB/s portable / AVX-512: 8 B 77 / 47; 16 B 84 / 94; 32 B 207 / 190; 64 B 162 /
-    // 381 (gost89-cnt 16 B 47 / 33, 32 B 104 / 67: its IV block is a one-block call): a call of
-    // a few blocks does not fill a 16-lane register, and the portable rounds cost no set-up.
-    Entry {
-        primitive: Primitive::Magma,
-        work: Work::Short,
-        backend: Backend::Portable,
-        short_max: 32,
-    },
     // aes-128-ecb: 256-bit VAES / 512-bit VAES / AES-NI, MB/s: 64 B 5,640 / 2,490 / 4,938;
     // 256 B 17,754 / 11,666 / 9,403; 384 B 16,891 / 13,492 / 9,841; 512 B 20,511 / 20,244 /
     // 10,058; 1 KiB 20,801 / 22,130 / 10,487. Calls below 64 B take AES-NI on every CPU.
