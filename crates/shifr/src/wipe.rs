@@ -7,30 +7,27 @@
 //! nor merge them away, and buffers are wiped only as far as they were written.
 
 use core::sync::atomic::{compiler_fence, Ordering};
-use zeroize::Zeroize;
+use zeroize::{DefaultIsZeroes, Zeroize};
 
 /// Overwrites `buf` with zeros in a way the compiler does not remove.
 pub(crate) fn wipe(buf: &mut [u8]) {
-    let mut pieces = buf.chunks_exact_mut(16);
-    for piece in &mut pieces {
-        if let Ok(piece) = <&mut [u8; 16]>::try_from(piece) {
-            // SAFETY: `piece` is an exclusive reference to 16 initialised bytes, valid for a write
-            // of `[u8; 16]` (alignment 1).
-            unsafe { core::ptr::write_volatile(piece, [0u8; 16]) };
-        }
-    }
-    pieces.into_remainder().zeroize();
-    compiler_fence(Ordering::SeqCst);
+    wipe_in_pieces::<u8, 16>(buf);
 }
 
 /// Overwrites `words` with zeros in a way the compiler does not remove, four words per store.
 pub(crate) fn wipe_words(words: &mut [u32]) {
-    let mut pieces = words.chunks_exact_mut(4);
+    wipe_in_pieces::<u32, 4>(words);
+}
+
+/// One volatile store of a zero `[T; N]` per whole piece of `items` (16 bytes for the callers),
+/// `zeroize` for the rest.
+fn wipe_in_pieces<T: DefaultIsZeroes, const N: usize>(items: &mut [T]) {
+    let mut pieces = items.chunks_exact_mut(N);
     for piece in &mut pieces {
-        if let Ok(piece) = <&mut [u32; 4]>::try_from(piece) {
-            // SAFETY: `piece` is an exclusive reference to four initialised words, valid for a
-            // write of `[u32; 4]` (its own type and alignment).
-            unsafe { core::ptr::write_volatile(piece, [0u32; 4]) };
+        if let Ok(piece) = <&mut [T; N]>::try_from(piece) {
+            // SAFETY: `piece` is an exclusive reference to `N` initialised elements, valid for a
+            // write of `[T; N]` (its own type and alignment).
+            unsafe { core::ptr::write_volatile(piece, [T::default(); N]) };
         }
     }
     pieces.into_remainder().zeroize();

@@ -681,6 +681,22 @@ mod tests {
         }
     }
 
+    /// `count` keys from an xorshift generator seeded with `seed`: reproducible test keys.
+    #[cfg(target_arch = "x86_64")]
+    pub(super) fn pseudo_random_keys<const N: usize>(seed: u64, count: usize) -> Vec<[u8; N]> {
+        let mut x = seed;
+        (0..count)
+            .map(|_| {
+                core::array::from_fn(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+            })
+            .collect()
+    }
+
     /// The GFNI backend's key schedule makes the portable schedule's round keys and decryption
     /// keys, for random keys and the RFC's.
     #[cfg(target_arch = "x86_64")]
@@ -690,17 +706,7 @@ mod tests {
             eprintln!("skipped: this CPU lacks the gfni backend (AVX-512 VBMI and GFNI)");
             return;
         }
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut keys: Vec<[u8; 32]> = (0..300)
-            .map(|_| {
-                core::array::from_fn(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x as u8
-                })
-            })
-            .collect();
+        let mut keys: Vec<[u8; 32]> = pseudo_random_keys(0x2545_f491_4f6c_dd1d, 300);
         keys.push(hex::decode(KEY).unwrap().try_into().unwrap());
         keys.push([0; 32]);
         keys.push([0xff; 32]);

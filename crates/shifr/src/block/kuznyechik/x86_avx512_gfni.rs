@@ -972,17 +972,8 @@ mod tests {
             return;
         }
         let c = gfni_constants();
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut keys: Vec<[u8; 16]> = (0..200)
-            .map(|_| {
-                core::array::from_fn(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x as u8
-                })
-            })
-            .collect();
+        let mut keys: Vec<[u8; 16]> =
+            super::super::tests::pseudo_random_keys(0x9e37_79b9_7f4a_7c15, 200);
         keys.extend((0..16).map(|j| core::array::from_fn(|i| u8::from(i == j))));
         keys.push([0xff; 16]);
         for key in keys {
