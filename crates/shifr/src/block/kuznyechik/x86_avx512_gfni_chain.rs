@@ -3,7 +3,8 @@
 //! messages included, their key stream XORed into the data from the register) and for the
 //! single-stream feedback
 //! modes (CBC encryption, CFB encryption, OFB, the CBC-MAC chain of OMAC), where each block needs
-//! the previous one and only latency counts.
+//! the previous one and only latency counts; and for the key schedule ([`schedule`]), whose 32
+//! Feistel steps are a chain of such rounds.
 //!
 //! The block lives in one 512-bit register in the *spread* layout of `aes_field::Spread` (each block
 //! byte in the four dwords of one 128-bit lane), in the AES-field basis. A round is then:
