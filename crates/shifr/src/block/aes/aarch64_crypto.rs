@@ -31,10 +31,8 @@ pub(super) struct ArmAes {
 
 impl Zeroize for ArmAes {
     fn zeroize(&mut self) {
-        self.enc
-            .iter_mut()
-            .chain(&mut self.dec)
-            .for_each(|k| wipe(k));
+        wipe(self.enc.as_flattened_mut());
+        wipe(self.dec.as_flattened_mut());
     }
 }
 

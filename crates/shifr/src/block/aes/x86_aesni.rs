@@ -30,7 +30,7 @@ pub(super) struct RoundKeys(pub(super) [[u8; 16]; MAX_ROUND_KEYS]);
 impl Zeroize for RoundKeys {
     fn zeroize(&mut self) {
         // One 16-byte store per key, not one per byte: CTR-ACPKM drops a key every section.
-        self.0.iter_mut().for_each(|k| wipe(k));
+        wipe(self.0.as_flattened_mut());
     }
 }
 

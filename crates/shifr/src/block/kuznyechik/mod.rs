@@ -278,9 +278,8 @@ impl Kuznyechik {
         cipher.keys = keys.map(u128::from_be_bytes);
         cipher.inv_keys = inv_keys.map(u128::from_be_bytes);
         crate::wipe::wipe(&mut key_bytes);
-        keys.iter_mut()
-            .chain(&mut inv_keys)
-            .for_each(|k| crate::wipe::wipe(k));
+        crate::wipe::wipe(keys.as_flattened_mut());
+        crate::wipe::wipe(inv_keys.as_flattened_mut());
         Ok(cipher)
     }
 

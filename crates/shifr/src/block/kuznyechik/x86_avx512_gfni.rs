@@ -89,10 +89,10 @@ pub(super) struct GfniKeys {
 
 impl Zeroize for GfniKeys {
     fn zeroize(&mut self) {
-        self.keys.iter_mut().for_each(|k| wipe(k));
-        self.spread.iter_mut().for_each(|k| wipe(k));
+        wipe(self.keys.as_flattened_mut());
+        wipe(self.spread.as_flattened_mut());
         self.spread_inv.zeroize();
-        self.sliced.iter_mut().for_each(|k| wipe_words(k));
+        wipe_words(self.sliced.as_flattened_mut());
     }
 }
 
@@ -187,7 +187,7 @@ struct LazySpread(OnceLock<Box<[[u8; 64]; 10]>>);
 impl Zeroize for LazySpread {
     fn zeroize(&mut self) {
         if let Some(keys) = self.0.get_mut() {
-            keys.iter_mut().for_each(|k| wipe(k));
+            wipe(keys.as_flattened_mut());
         }
     }
 }
