@@ -130,7 +130,7 @@ fn encrypt_lanes_equals_per_key_calls() {
 }
 
 /// Single-stream CBC encryption, CFB, OFB and OMAC of `mode` / `mac` on every Magma backend (the
-/// AVX-512 one runs them as one-lane calls of its multi-stream feedback kernel) against RustCrypto's
+/// AVX-512 one runs them on one lane of its 256-bit rounds) against RustCrypto's
 /// `cbc`, `cfb-mode`, `ofb` and `cmac` over `magma`, on chains from none to 1025 blocks (and one
 /// byte more, for the partial last block of CFB and OFB).
 #[test]

@@ -1,7 +1,8 @@
 //! Which processor this is, from CPUID's vendor, family and model: the key of the table of measured
 //! backend choices (`super::table`). Two CPUs with the same instruction sets can want different
-//! backends (Zen 4 splits 512-bit instructions into two 256-bit halves, so a one-lane AVX-512 kernel
-//! that wins on an Intel core loses there); the feature flags alone cannot tell them apart.
+//! backends (Zen 4 splits 512-bit instructions into two 256-bit halves, so 512-bit VAES, which wins
+//! on an Intel core from 64-byte calls, loses there to 256-bit VAES up to 384 bytes); the feature
+//! flags alone cannot tell them apart.
 
 use std::sync::OnceLock;
 

@@ -21,14 +21,6 @@ pub fn entries(arch: Microarch) -> &'static [Entry] {
 /// 256-bit halves, so the kernels that win on Intel by keeping one lane in 512-bit registers, or by
 /// filling a 512-lane batch, lose where the work is narrow.
 const ZEN4: &[Entry] = &[
-    // magma-cbc 16 KiB: portable 78 MB/s, AVX-512 one-lane chain kernel 65, AVX2 43 (likewise
-    // CFB, OFB, the CBC-MAC of magma-mac and gost89 at every size from 64 B to 1 MiB).
-    Entry {
-        primitive: Primitive::Magma,
-        work: Work::Chain,
-        backend: Backend::Portable,
-        short_max: 0,
-    },
     // aes-128-ecb: 256-bit VAES / 512-bit VAES / AES-NI, MB/s: 64 B 5,640 / 2,490 / 4,938;
     // 256 B 17,754 / 11,666 / 9,403; 384 B 16,891 / 13,492 / 9,841; 512 B 20,511 / 20,244 /
     // 10,058; 1 KiB 20,801 / 22,130 / 10,487. Calls below 64 B take AES-NI on every CPU.

@@ -92,7 +92,7 @@ impl Kernel {
 
     /// Whether the kernel has a one-lane feedback kernel for single-stream chains. Without one, a
     /// chain would call it one block at a time; AVX2 loses to the portable rounds then (magma-cbc
-    /// 16 KiB on AMD Zen 4: AVX2 43 MB/s, portable 78). NEON is left to its block calls, which
+    /// 16 KiB on AMD Zen 4: AVX2 44 MB/s, portable 90). NEON is left to its block calls, which
     /// have not been measured against the portable rounds on a chain.
     fn has_chain_kernel(self) -> bool {
         match self {

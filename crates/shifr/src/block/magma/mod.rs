@@ -32,8 +32,8 @@
 //! multi-stream feedback modes (CBC encryption, CFB, the OMAC chain) go through
 //! [`BlockCipher::feedback_lanes`] instead (`x86_avx512_streams.rs`): whole runs of blocks per
 //! call, round keys and chaining values held in registers throughout. The single-stream chains of
-//! those modes and of OFB ([`BlockCipher::feedback_chain`]) run as a one-lane call of the same
-//! kernel.
+//! those modes and of OFB ([`BlockCipher::feedback_chain`]) run on one lane of the same rounds
+//! (`x86_avx512_chain.rs`), or on the portable rounds where the plan says so.
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64_neon;
@@ -47,6 +47,8 @@ mod soft;
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512_chain;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx512_mgm;
 #[cfg(target_arch = "x86_64")]
@@ -223,7 +225,7 @@ impl BlockCipher for Magma {
         if self.core.chain_portable() {
             return self.core.portable_chain(register, chain);
         }
-        one_lane_chain(self, register, chain)
+        self.core.simd_chain(register, chain)
     }
 }
 
@@ -327,7 +329,7 @@ impl BlockCipher for Gost28147 {
         if self.core.chain_portable() {
             return self.core.portable_chain(register, chain);
         }
-        one_lane_chain(self, register, chain)
+        self.core.simd_chain(register, chain)
     }
 }
 
@@ -343,26 +345,6 @@ impl KeyInit for Gost28147 {
     /// Keeps the S-box set.
     fn rekey(&self, key: &[u8]) -> Result<Gost28147> {
         Gost28147::new(key, self.sbox())
-    }
-}
-
-/// A single-stream chain (CBC encryption, CFB encryption, OFB, the CBC-MAC chain of OMAC) as a
-/// one-lane run of the multi-stream feedback kernel, where the backend has one (AVX-512): the round
-/// keys, the S-box tables and the chaining value then stay in registers for the whole chain, where
-/// the mode's generic loop pays a one-block `encrypt_blocks` call, with its table and key set-up,
-/// per block. Every backend without the kernel declines, touching nothing.
-fn one_lane_chain<C: BlockCipher>(cipher: &C, register: &mut [u8], chain: Chain<'_>) -> bool {
-    let lane = [cipher];
-    match chain {
-        Chain::CbcEncrypt(data) => {
-            C::feedback_lanes(&lane, register, Feedback::CbcEncrypt(&mut [data]))
-        }
-        Chain::CfbEncrypt(data) => {
-            C::feedback_lanes(&lane, register, Feedback::CfbEncrypt(&mut [data]))
-        }
-        Chain::CbcMac(data) => C::feedback_lanes(&lane, register, Feedback::CbcMac(&[data])),
-        Chain::Ofb(data) => C::feedback_lanes(&lane, register, Feedback::Ofb(&mut [data])),
-        Chain::Cfb8Encrypt(_) => false,
     }
 }
 

@@ -10,7 +10,7 @@
 //! (so the feedback costs no shuffle at all, only a `vpxord`).
 //!
 //! The streams run as one to four interleaved groups of eight lanes, one group per eight streams
-//! (a single-stream chain is one group with one live lane), on the 256-bit rounds of
+//! (a single stream is one group with one live lane), on the 256-bit rounds of
 //! `x86_avx512::rounds_256`. On AMD Zen 4 a 256-bit `vpermi2b` has less latency than the 512-bit
 //! `vpermb` (which runs as two halves), and the dependency chain of a round, which a feedback mode
 //! waits for, runs through it: four eight-lane groups of 32 streams finish a round sooner than the
