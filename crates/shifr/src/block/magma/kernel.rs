@@ -65,10 +65,30 @@ fn offered() -> &'static [Backend] {
     &[]
 }
 
+/// Whether `backend`'s kernel has a one-lane chain for single-stream chains (AVX-512 only).
+/// Without one, a chain would call the kernel one block at a time, each call a whole pass of its
+/// width for one live block: AVX2 loses to the portable rounds then (magma-cbc 16 KiB on AMD Zen 4:
+/// AVX2 44 MB/s, portable 90), and so, by the same count, does NEON, whose pass is eight blocks and
+/// whose call also builds its S-box tables (not measured: no ARM machine).
+fn has_chain_kernel(backend: Backend) -> bool {
+    backend == Backend::Avx512
+}
+
+/// `plan` with single-stream chains on the portable rounds where its chain backend has no
+/// one-lane chain ([`has_chain_kernel`]), unless the plan is forced (a forced backend runs
+/// everything, chains included, as `with_backend` does).
+fn with_chain_rule(mut plan: cpu::Plan) -> cpu::Plan {
+    if plan.reason != Reason::Forced && !has_chain_kernel(plan.chain) {
+        plan.chain = Backend::Portable;
+    }
+    plan
+}
+
 impl Kernel {
-    /// The CPU's plan for Magma ([`cpu::plan`]).
+    /// The CPU's plan for Magma ([`cpu::plan`]), with Magma's chain rule applied
+    /// ([`with_chain_rule`]), so that `shifr list` names the backend chains really run on.
     pub(crate) fn plan() -> cpu::Plan {
-        cpu::plan(Primitive::Magma, offered())
+        with_chain_rule(cpu::plan(Primitive::Magma, offered()))
     }
 
     /// The plan's bulk kernel; whether single-stream chains run on the portable rounds (the
@@ -81,25 +101,13 @@ impl Kernel {
         let kernel = Kernel::build(plan.bulk).unwrap_or(Kernel::Portable);
         let chain_portable = match plan.reason {
             Reason::Forced => kernel == Kernel::Portable,
-            _ => plan.chain == Backend::Portable || !kernel.has_chain_kernel(),
+            _ => plan.chain == Backend::Portable || !has_chain_kernel(kernel.backend()),
         };
         let short_portable_max = match plan.short {
             Backend::Portable if plan.reason != Reason::Forced => plan.short_max,
             _ => 0,
         };
         (kernel, chain_portable, short_portable_max)
-    }
-
-    /// Whether the kernel has a one-lane feedback kernel for single-stream chains. Without one, a
-    /// chain would call it one block at a time; AVX2 loses to the portable rounds then (magma-cbc
-    /// 16 KiB on AMD Zen 4: AVX2 44 MB/s, portable 90). NEON is left to its block calls, which
-    /// have not been measured against the portable rounds on a chain.
-    fn has_chain_kernel(self) -> bool {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Simd(Simd::Avx2(_)) => false,
-            _ => true,
-        }
     }
 
     /// Exactly `backend`; [`Error::BackendUnavailable`] if Magma or this CPU lacks it.
@@ -223,6 +231,46 @@ impl Simd {
             Simd::Avx2(b) => b.lanes(keys, tables, layout, decrypt, blocks),
             #[cfg(target_arch = "x86_64")]
             Simd::Avx512(b) => b.lanes(keys, tables, layout, decrypt, blocks),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::{Microarch, Plan};
+
+    fn plan(bulk: Backend, chain: Backend, reason: Reason) -> Plan {
+        Plan {
+            chain,
+            reason,
+            ..Plan::forced(bulk)
+        }
+    }
+
+    /// Chains stay on a backend with a one-lane chain and on a forced backend, and go to the
+    /// portable rounds from every other planned backend; the other fields are left alone.
+    #[test]
+    fn the_chain_rule_keeps_only_one_lane_chains_and_forced_backends() {
+        use Backend::{Avx2, Avx512, Neon, Portable};
+        use Reason::{Calibrated, Forced, Preference};
+        let table = Reason::Table(Microarch::Zen4);
+        // (bulk, chain, reason) -> chain
+        let cases = [
+            (Avx512, Avx512, Preference, Avx512),
+            (Avx512, Avx512, Calibrated, Avx512),
+            (Avx512, Portable, table, Portable),
+            (Avx2, Avx2, Preference, Portable),
+            (Avx512, Avx2, Calibrated, Portable),
+            (Neon, Neon, Preference, Portable),
+            (Avx2, Avx2, Forced, Avx2),
+            (Neon, Neon, Forced, Neon),
+        ];
+        for (bulk, chain, reason, expected) in cases {
+            let given = plan(bulk, chain, reason);
+            let got = with_chain_rule(given);
+            assert_eq!(got.chain, expected, "{given:?}");
+            assert_eq!(Plan { chain, ..got }, given, "{given:?}");
         }
     }
 }
