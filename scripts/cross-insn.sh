@@ -37,7 +37,9 @@ qemu_for() {
 # algorithm, key bytes, IV (hex, - for none), extra flag (- for none), AArch64 backends it offers
 algorithms=(
   "magma-ecb 32 - --nopad neon"
+  "magma-cbc 32 0001020304050607 - neon"
   "kuznyechik-ecb 32 - --nopad neon"
+  "kuznyechik-cbc 32 000102030405060708090a0b0c0d0e0f - neon"
   "aes-128-ecb 16 - --nopad armv8-crypto"
   "aes-128-gcm 16 000102030405060708090a0b - armv8-crypto"
   "chacha20 32 00000000000000000000000000000000 - neon"

@@ -65,20 +65,24 @@ fn offered() -> &'static [Backend] {
     &[]
 }
 
-/// Whether `backend`'s kernel has a one-lane chain for single-stream chains (AVX-512 only).
-/// Without one, a chain would call the kernel one block at a time, each call a whole pass of its
-/// width for one live block: AVX2 loses to the portable rounds then (magma-cbc 16 KiB on AMD Zen 4:
-/// AVX2 44 MB/s, portable 90), and so, by the same count, does NEON, whose pass is eight blocks and
-/// whose call also builds its S-box tables (not measured: no ARM machine).
-fn has_chain_kernel(backend: Backend) -> bool {
-    backend == Backend::Avx512
+/// Whether single-stream chains stay on `backend` rather than go to the portable rounds.
+/// - AVX-512: it has a one-lane chain (`x86_avx512_chain`), the fastest path on every size.
+/// - AVX2: no; a chain would call it one block at a time, each call a whole 16-block pass for one
+///   live block, and it loses to the portable rounds by 2x (magma-cbc 16 KiB on AMD Zen 4: AVX2
+///   44 MB/s, portable 90).
+/// - NEON: yes, although its block calls have the same shape (an eight-block pass per block:
+///   magma-cbc executes 185 instructions per byte under QEMU against the portable rounds' 99).
+///   On AArch64 the default is the constant-time backend, as for Kuznyechik; the portable
+///   rounds read secret-indexed tables. `SHIFR_BACKEND=portable` takes them.
+fn chains_stay_on(backend: Backend) -> bool {
+    matches!(backend, Backend::Avx512 | Backend::Neon)
 }
 
-/// `plan` with single-stream chains on the portable rounds where its chain backend has no
-/// one-lane chain ([`has_chain_kernel`]), unless the plan is forced (a forced backend runs
-/// everything, chains included, as `with_backend` does).
+/// `plan` with single-stream chains on the portable rounds where they do not stay on its chain
+/// backend ([`chains_stay_on`]), unless the plan is forced (a forced backend runs everything,
+/// chains included, as `with_backend` does).
 fn with_chain_rule(mut plan: cpu::Plan) -> cpu::Plan {
-    if plan.reason != Reason::Forced && !has_chain_kernel(plan.chain) {
+    if plan.reason != Reason::Forced && !chains_stay_on(plan.chain) {
         plan.chain = Backend::Portable;
     }
     plan
@@ -92,7 +96,7 @@ impl Kernel {
     }
 
     /// The plan's bulk kernel; whether single-stream chains run on the portable rounds (the
-    /// plan's chain backend is portable, or the kernel has no one-lane chain: only AVX-512 has);
+    /// plan's chain backend is portable, or chains do not stay on the kernel: [`chains_stay_on`]);
     /// and the longest block call that runs on the portable rounds instead of the kernel (the
     /// plan's short calls, when they are portable; 0: none). A forced backend runs everything,
     /// chains and short calls included, on its own kernel, as `with_backend`.
@@ -101,7 +105,7 @@ impl Kernel {
         let kernel = Kernel::build(plan.bulk).unwrap_or(Kernel::Portable);
         let chain_portable = match plan.reason {
             Reason::Forced => kernel == Kernel::Portable,
-            _ => plan.chain == Backend::Portable || !has_chain_kernel(kernel.backend()),
+            _ => plan.chain == Backend::Portable || !chains_stay_on(kernel.backend()),
         };
         let short_portable_max = match plan.short {
             Backend::Portable if plan.reason != Reason::Forced => plan.short_max,
@@ -248,10 +252,11 @@ mod tests {
         }
     }
 
-    /// Chains stay on a backend with a one-lane chain and on a forced backend, and go to the
-    /// portable rounds from every other planned backend; the other fields are left alone.
+    /// Chains stay on AVX-512 (its one-lane chain), on NEON (constant-time on AArch64) and on a
+    /// forced backend, and go to the portable rounds from every other planned backend; the
+    /// other fields are left alone.
     #[test]
-    fn the_chain_rule_keeps_only_one_lane_chains_and_forced_backends() {
+    fn the_chain_rule_moves_only_planned_avx2_chains() {
         use Backend::{Avx2, Avx512, Neon, Portable};
         use Reason::{Calibrated, Forced, Preference};
         let table = Reason::Table(Microarch::Zen4);
@@ -262,7 +267,7 @@ mod tests {
             (Avx512, Portable, table, Portable),
             (Avx2, Avx2, Preference, Portable),
             (Avx512, Avx2, Calibrated, Portable),
-            (Neon, Neon, Preference, Portable),
+            (Neon, Neon, Preference, Neon),
             (Avx2, Avx2, Forced, Avx2),
             (Neon, Neon, Forced, Neon),
         ];
