@@ -33,13 +33,8 @@ impl NibbleTables {
 
 /// The nibble tables of `sbox`, built on first use.
 pub(crate) fn nibble_tables(sbox: SBox) -> &'static NibbleTables {
-    static TC26_Z: OnceLock<NibbleTables> = OnceLock::new();
-    static CRYPTOPRO_A: OnceLock<NibbleTables> = OnceLock::new();
-    let cell = match sbox {
-        SBox::Tc26Z => &TC26_Z,
-        SBox::CryptoProA => &CRYPTOPRO_A,
-    };
-    cell.get_or_init(|| NibbleTables::build(&sbox.rows()))
+    static CELLS: [OnceLock<NibbleTables>; 2] = [OnceLock::new(), OnceLock::new()];
+    sbox.cached(&CELLS, |s| NibbleTables::build(&s.rows()))
 }
 
 /// Which of the eight key words round `r` (0-based) uses: encryption takes K_1..K_8 three times, then

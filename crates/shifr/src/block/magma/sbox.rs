@@ -1,5 +1,7 @@
 //! The S-box sets (substitution parameter sets) that Magma / GOST 28147-89 can be keyed with.
 
+use std::sync::OnceLock;
+
 /// A set of eight 4-bit S-boxes.
 ///
 /// Row `i` of [`SBox::rows`] is the substitution applied to nibble `i` of the 32-bit word, counted from the
@@ -65,6 +67,20 @@ impl SBox {
             SBox::Tc26Z => "1.2.643.7.1.2.5.1.1",
             SBox::CryptoProA => "1.2.643.2.2.31.1",
         }
+    }
+
+    /// This set's cell of `cells` (one per set), filled by `build` on first use: the tables a
+    /// backend derives from the S-boxes, built once per process and shared by every key.
+    pub(crate) fn cached<T>(
+        self,
+        cells: &'static [OnceLock<T>; 2],
+        build: impl FnOnce(SBox) -> T,
+    ) -> &'static T {
+        let cell = match self {
+            SBox::Tc26Z => &cells[0],
+            SBox::CryptoProA => &cells[1],
+        };
+        cell.get_or_init(|| build(self))
     }
 }
 

@@ -61,13 +61,8 @@ impl RoundTables {
 
 /// The tables of `sbox`, built on first use and shared by every key.
 pub(crate) fn tables(sbox: SBox) -> &'static RoundTables {
-    static TC26_Z: OnceLock<RoundTables> = OnceLock::new();
-    static CRYPTOPRO_A: OnceLock<RoundTables> = OnceLock::new();
-    let cell = match sbox {
-        SBox::Tc26Z => &TC26_Z,
-        SBox::CryptoProA => &CRYPTOPRO_A,
-    };
-    cell.get_or_init(|| RoundTables::build(&sbox.rows()))
+    static CELLS: [OnceLock<RoundTables>; 2] = [OnceLock::new(), OnceLock::new()];
+    sbox.cached(&CELLS, |s| RoundTables::build(&s.rows()))
 }
 
 /// One table of [`ChainTables`]: 256 entries of eight bytes, read at a byte offset.
@@ -129,13 +124,8 @@ impl ChainTables {
 /// The chain tables of `sbox`, built on first use and shared by every key.
 #[cfg(target_pointer_width = "64")]
 pub(crate) fn chain_tables(sbox: SBox) -> &'static ChainTables {
-    static TC26_Z: OnceLock<ChainTables> = OnceLock::new();
-    static CRYPTOPRO_A: OnceLock<ChainTables> = OnceLock::new();
-    let cell = match sbox {
-        SBox::Tc26Z => &TC26_Z,
-        SBox::CryptoProA => &CRYPTOPRO_A,
-    };
-    cell.get_or_init(|| ChainTables::build(tables(sbox)))
+    static CELLS: [OnceLock<ChainTables>; 2] = [OnceLock::new(), OnceLock::new()];
+    sbox.cached(&CELLS, |s| ChainTables::build(tables(s)))
 }
 
 /// How the 8 block bytes map to the halves `(a_1, a_0)`; `a_0` enters the first round function.
@@ -177,7 +167,8 @@ impl Layout {
 /// The single-stream chain `chain` (whole blocks, not CFB-8) from and back into the one-block
 /// `register`, with the chaining value kept as an `S` for the whole chain: `enter` and `leave`
 /// convert from and to the halves `(a_1, a_0)`, `xor` combines two values and `encrypt` runs the
-/// 32 rounds.
+/// 32 rounds. Declines (false, touching nothing) unless the register is one block and the data
+/// whole blocks, and for CFB-8.
 #[inline(always)]
 pub(super) fn run_chain<S: Copy>(
     layout: Layout,
@@ -187,7 +178,10 @@ pub(super) fn run_chain<S: Copy>(
     leave: impl Fn(S) -> (u32, u32),
     xor: impl Fn(S, S) -> S,
     encrypt: impl Fn(S) -> S,
-) {
+) -> bool {
+    if register.len() != 8 || !chain.len().is_multiple_of(8) {
+        return false;
+    }
     let block = |b: &[u8]| enter(layout.load(b));
     let mut r = block(register);
     match chain {
@@ -214,9 +208,10 @@ pub(super) fn run_chain<S: Copy>(
                 layout.store(leave(xor(r, block(b))), b);
             }
         }
-        Chain::Cfb8Encrypt(_) => {}
+        Chain::Cfb8Encrypt(_) => return false,
     }
     layout.store(leave(r), register);
+    true
 }
 
 /// Blocks processed together so that their independent table lookups overlap.
@@ -284,15 +279,8 @@ impl Core {
 
     /// A single-stream chain on the portable rounds: the chaining value stays in two words for the
     /// whole chain, where the mode's generic loop converts it to bytes and makes a call per block.
-    /// Declines (false, touching nothing) unless the register is one block and the data whole
-    /// blocks.
+    /// Declines as [`run_chain`] does.
     pub(crate) fn portable_chain(&self, register: &mut [u8], chain: Chain<'_>) -> bool {
-        if register.len() != 8
-            || !chain.len().is_multiple_of(8)
-            || matches!(chain, Chain::Cfb8Encrypt(_))
-        {
-            return false;
-        }
         #[cfg(target_pointer_width = "64")]
         {
             let (keys, tables) = (&self.encrypt_keys, chain_tables(self.sbox));
@@ -308,7 +296,7 @@ impl Core {
                 }
                 (a, b)
             };
-            run_chain(self.layout, register, chain, enter, leave, xor, encrypt);
+            run_chain(self.layout, register, chain, enter, leave, xor, encrypt)
         }
         #[cfg(not(target_pointer_width = "64"))]
         {
@@ -319,9 +307,8 @@ impl Core {
                 h[0]
             };
             let xor = |a: (u32, u32), b: (u32, u32)| (a.0 ^ b.0, a.1 ^ b.1);
-            run_chain(self.layout, register, chain, |h| h, |h| h, xor, encrypt);
+            run_chain(self.layout, register, chain, |h| h, |h| h, xor, encrypt)
         }
-        true
     }
 
     /// A single-stream chain on the kernel's one-lane chain where it has one (AVX-512, see

@@ -22,8 +22,7 @@ use crate::block::Chain;
 
 impl Avx512Vbmi {
     /// Runs `chain` from and back into the one-block `register` under the key words `words`.
-    /// Declines (false, touching nothing) unless the register is one block and the data whole
-    /// blocks (and for CFB-8).
+    /// Declines (false, touching nothing) as [`run_chain`] does.
     pub(super) fn chain(
         self,
         words: &[u32; 8],
@@ -32,15 +31,8 @@ impl Avx512Vbmi {
         register: &mut [u8],
         chain: Chain<'_>,
     ) -> bool {
-        if register.len() != 8
-            || !chain.len().is_multiple_of(8)
-            || matches!(chain, Chain::Cfb8Encrypt(_))
-        {
-            return false;
-        }
         // SAFETY: an `Avx512Vbmi` exists only when `new` found AVX-512 F, BW, VL and VBMI.
-        unsafe { one_lane(words, tables, layout, register, chain) };
-        true
+        unsafe { one_lane(words, tables, layout, register, chain) }
     }
 }
 
@@ -54,7 +46,7 @@ fn one_lane(
     layout: Layout,
     register: &mut [u8],
     chain: Chain<'_>,
-) {
+) -> bool {
     let half = HalfConsts::new(tables);
     let keys = [words.map(|w| _mm256_set1_epi32(w as i32))];
     let enter = |(a1, a0): (u32, u32)| -> Halves {
@@ -75,5 +67,5 @@ fn one_lane(
         // The rounds end without the last swap: the a_0 word is in state[1].
         [state[0][1], state[0][0]]
     };
-    run_chain(layout, register, chain, enter, leave, xor, encrypt);
+    run_chain(layout, register, chain, enter, leave, xor, encrypt)
 }
